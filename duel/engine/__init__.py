@@ -1,0 +1,58 @@
+"""duel.engine: the rules of 7 Wonders Duel, pure and seeded.
+
+Typical use::
+
+    from duel.engine import new_game
+    state = new_game(seed=7)
+    move = state.legal_moves()[0]
+    state = state.apply(move)          # a new state; the old one is untouched
+    view = seat_view(state, as_player2=2)
+"""
+
+from __future__ import annotations
+
+import random
+
+from .data import CARD_IDS, CARD_NAMES, CARDS, TOKEN_NAMES, WONDER_NAMES, WONDERS
+from .deal import Deal
+from .infoset import InfoSet, state_from_view
+from .moves import (DuelError, IllegalMoveError, InvalidMoveError, InvalidStateError, Move,
+                    relabel_move)
+from .state import GAME_END, STEP_NAMES, GameState
+from .view import seat_view
+
+RULES_VERSION = "1"
+_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
+
+
+def new_game(seed: int | None = None, *, rng: random.Random | None = None,
+             deal: Deal | None = None, open_box: bool = True, code: str | None = None
+             ) -> GameState:
+    """A new game at the wonder draft. The deal comes from `deal`, else is drawn from `rng` (or
+    `random.Random(seed)`). The same seed always gives the same deal and game code."""
+    if rng is None:
+        rng = random.Random(seed)
+    if deal is None:
+        deal = Deal.random(rng)
+    if code is None:
+        code = "".join(rng.choice(_CODE_ALPHABET) for _ in range(8))
+    return GameState(deal, open_box=open_box, code=code)
+
+
+def replay(deal: Deal, moves: list[Move], open_box: bool = True) -> GameState:
+    """The state after playing `moves` from `deal`, each checked for legality."""
+    state = new_game(deal=deal, open_box=open_box)
+    for i, move in enumerate(moves):
+        try:
+            state = state.apply(move)
+        except IllegalMoveError as exc:
+            raise IllegalMoveError(f"move {i + 1} ({move}): {exc}") from exc
+    return state
+
+
+__all__ = [
+    "CARDS", "CARD_IDS", "CARD_NAMES", "WONDERS", "WONDER_NAMES", "TOKEN_NAMES", "Deal",
+    "DuelError", "GAME_END", "GameState", "IllegalMoveError", "InfoSet", "InvalidMoveError",
+    "InvalidStateError", "Move", "RULES_VERSION", "STEP_NAMES", "new_game", "relabel_move",
+    "replay", "seat_view", "state_from_view",
+]
