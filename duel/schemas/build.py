@@ -1,0 +1,164 @@
+"""Builds the published JSON Schemas from the engine's name tables.
+
+The committed files (``state.schema.json``, ``move.schema.json``, ``deal.schema.json``) are the
+published form; ``python -m duel.schemas.build`` rewrites them and a test checks they are current.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from duel.engine.data import (BACK_NAMES, CARD_NAMES, GROUP_ORDER, TOKEN_NAMES, WONDER_NAMES)
+from duel.engine.moves import MOVE_FIELDS
+from duel.engine.state import STEP_NAMES
+
+HERE = Path(__file__).parent
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+SCORE_KEYS = ("CIVILIAN_BUILDING", "SCIENTIFIC_BUILDING", "COMMERCIAL_BUILDING", "GUILD",
+              "MILITARY_BUILDING", "WONDER", "MONEY", "PROGRESS_TOKEN", "TOTAL")
+
+
+def _names(values: tuple[str, ...] | list[str]) -> dict[str, Any]:
+    return {"type": "array", "items": {"enum": list(values)}, "uniqueItems": True}
+
+
+def state_schema() -> dict[str, Any]:
+    score = {
+        "oneOf": [
+            {"type": "object", "maxProperties": 0},
+            {"type": "object", "required": list(SCORE_KEYS), "additionalProperties": False,
+             "properties": {k: {"type": "integer"} for k in SCORE_KEYS}},
+        ]
+    }
+    player = {
+        "type": "object",
+        "required": ["id", "money", "wonders", "tokens", "won", "score", "sortedHand"],
+        "properties": {
+            "id": {"type": "integer"},
+            "money": {"type": "integer", "minimum": 0},
+            "wonders": {"type": "object", "maxProperties": 4,
+                        "propertyNames": {"enum": list(WONDER_NAMES)},
+                        "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 3}},
+            "tokens": _names(TOKEN_NAMES),
+            "won": {"type": "boolean"},
+            "score": score,
+            "sortedHand": {"type": "object", "propertyNames": {"enum": list(GROUP_ORDER)},
+                           "additionalProperties": _names(CARD_NAMES)},
+        },
+    }
+    slot = {
+        "type": "object", "required": ["cardName", "isActive"], "additionalProperties": False,
+        "properties": {"cardName": {"enum": list(CARD_NAMES) + list(BACK_NAMES)},
+                       "isActive": {"type": "boolean"}},
+    }
+    return {
+        "$schema": DRAFT,
+        "$id": "https://duel.dev/schemas/state.schema.json",
+        "title": "7 Wonders Duel game state (the rules prompt's JSON format)",
+        "type": "object",
+        "required": ["code", "step", "age", "currentPlayerNumber", "player1", "player2",
+                     "military", "discardedCards", "tokensAvailable", "tokensUnavailable",
+                     "tokensFromUnavailable", "wondersAvailable", "wondersUnavailable",
+                     "visiblePyramid"],
+        "properties": {
+            "code": {"type": "string"},
+            "step": {"enum": list(STEP_NAMES)},
+            "age": {"enum": [1, 2, 3]},
+            "currentPlayerNumber": {"enum": [1, 2]},
+            "player1": player,
+            "player2": player,
+            "military": {
+                "type": "object",
+                "required": ["militaryPosition", "loot5Player1Available", "loot2Player1Available",
+                             "loot2Player2Available", "loot5Player2Available"],
+                "properties": {
+                    "id": {"type": "integer"},
+                    "militaryPosition": {"type": "integer", "minimum": -9, "maximum": 9},
+                    "loot5Player1Available": {"type": "boolean"},
+                    "loot2Player1Available": {"type": "boolean"},
+                    "loot2Player2Available": {"type": "boolean"},
+                    "loot5Player2Available": {"type": "boolean"},
+                },
+            },
+            "discardedCards": _names(CARD_NAMES),
+            "tokensAvailable": _names(TOKEN_NAMES),
+            "tokensUnavailable": _names(TOKEN_NAMES),
+            "tokensFromUnavailable": _names(TOKEN_NAMES),
+            "wondersAvailable": _names(WONDER_NAMES),
+            "wondersUnavailable": _names(WONDER_NAMES),
+            "visiblePyramid": {
+                "type": "object",
+                "propertyNames": {"pattern": "^(1?[0-9])$"},
+                "additionalProperties": slot,
+            },
+            "previousMove": {"type": "string"},
+        },
+    }
+
+
+def _move_data(fields: tuple[str, ...]) -> dict[str, Any]:
+    props: dict[str, Any] = {}
+    for f in fields:
+        if f == "cardIndex":
+            props[f] = {"type": "integer", "minimum": 0, "maximum": 19}
+        elif f == "wonder":
+            props[f] = {"enum": list(WONDER_NAMES)}
+        elif f == "progressToken":
+            props[f] = {"enum": list(TOKEN_NAMES)}
+        elif f == "cardName":
+            props[f] = {"enum": list(CARD_NAMES)}
+        else:
+            props[f] = {"enum": [1, 2]}
+    return {"type": "object", "required": list(fields), "additionalProperties": False,
+            "properties": props}
+
+
+def move_schema() -> dict[str, Any]:
+    return {
+        "$schema": DRAFT,
+        "$id": "https://duel.dev/schemas/move.schema.json",
+        "title": "7 Wonders Duel move (the rules prompt's {move, moveData} format)",
+        "anyOf": [
+            {"type": "object", "required": ["move", "moveData"],
+             "properties": {"move": {"const": kind}, "moveData": _move_data(fields)}}
+            for kind, fields in MOVE_FIELDS.items()
+        ],
+    }
+
+
+def deal_schema() -> dict[str, Any]:
+    def cards(n: int) -> dict[str, Any]:
+        return {**_names(CARD_NAMES), "minItems": n, "maxItems": n}
+
+    return {
+        "$schema": DRAFT,
+        "$id": "https://duel.dev/schemas/deal.schema.json",
+        "title": "7 Wonders Duel deal (all the randomness of one game)",
+        "type": "object",
+        "required": ["wonderDraft", "wondersOut", "tokensBoard", "tokensBox", "age1", "age2",
+                     "age3", "removed"],
+        "properties": {
+            "wonderDraft": {**_names(WONDER_NAMES), "minItems": 8, "maxItems": 8},
+            "wondersOut": {**_names(WONDER_NAMES), "minItems": 4, "maxItems": 4},
+            "tokensBoard": {**_names(TOKEN_NAMES), "minItems": 5, "maxItems": 5},
+            "tokensBox": {**_names(TOKEN_NAMES), "minItems": 5, "maxItems": 5},
+            "age1": cards(20), "age2": cards(20), "age3": cards(20),
+            "removed": {"type": "object", "required": ["age1", "age2", "age3", "guilds"],
+                        "properties": {"age1": cards(3), "age2": cards(3), "age3": cards(3),
+                                       "guilds": cards(4)}},
+        },
+    }
+
+
+SCHEMAS = {"state": state_schema, "move": move_schema, "deal": deal_schema}
+
+
+def write_all() -> None:
+    for name, build in SCHEMAS.items():
+        (HERE / f"{name}.schema.json").write_text(json.dumps(build(), indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    write_all()
