@@ -181,13 +181,18 @@ class InfoSet:
         if built_wonders > 7:
             raise InvalidStateError("more than 7 wonders are built")
         draft_pick = len(owned_wonders)
+        first = 0
         if step == WONDER_SELECTION:
             if draft_pick >= 8 or not available:
                 raise InvalidStateError("WONDER_SELECTION needs wondersAvailable")
-            if DRAFT_ORDER[draft_pick] != current - 1:
+            # Picks go A, B, B, A, B, A, A, B: the seat to move tells who A is.
+            first = (current - 1) ^ DRAFT_ORDER[draft_pick]
+            picks = [len(players[first].wonders), len(players[1 - first].wonders)]
+            expected = [sum(1 for k in range(draft_pick) if DRAFT_ORDER[k] == x) for x in (0, 1)]
+            if picks != expected:
                 raise InvalidStateError(
-                    f"pick {draft_pick + 1} of the wonder draft belongs to player "
-                    f"{DRAFT_ORDER[draft_pick] + 1}, not {current}")
+                    f"the wonder draft is out of order: player {current} cannot make pick "
+                    f"{draft_pick + 1} holding {len(players[current - 1].wonders)} wonders")
         elif draft_pick != 8:
             raise InvalidStateError("after the wonder draft each player has 4 wonders")
 
@@ -286,6 +291,7 @@ class InfoSet:
         st.victory = ""
         st.prev = (-1, "", -1)
         st.ply = 0
+        st.first = first if step == WONDER_SELECTION else 0
         if step == GAME_END:
             won = [bool(_req(view[k], "won", bool, k)) for k in ("player1", "player2")]
             st.winner = 0 if won[0] else 1 if won[1] else DRAW

@@ -131,7 +131,7 @@ class GameState:
                  "loot", "pyramid", "face_up", "cover", "accessible", "remaining", "discard",
                  "tokens_board", "tokens_box", "library", "wonders_available", "draft_pick",
                  "wonders_built", "wonders_removed", "play_again", "last_player", "winner",
-                 "victory", "prev", "ply")
+                 "victory", "prev", "ply", "first")
 
     def __init__(self, deal: Deal, open_box: bool = True, code: str = "DUEL") -> None:
         self.deal = deal
@@ -163,6 +163,9 @@ class GameState:
         # previous move: (actor seat, text, seat the text names or -1); rendered per view
         self.prev: tuple[int, str, int] = (-1, "", -1)
         self.ply: int = 0
+        # The seat that drafts first and starts Age I: player 1, except in a state read from a
+        # view whose labels are swapped (then the draft's order is that of the view).
+        self.first: int = 0
         self._layout(1)
 
     # ------------------------------------------------------------------ copying
@@ -197,6 +200,7 @@ class GameState:
         s.victory = self.victory
         s.prev = self.prev
         s.ply = self.ply
+        s.first = self.first
         return s
 
     # ------------------------------------------------------------------ queries
@@ -385,9 +389,9 @@ class GameState:
                 self.wonders_available = list(self.deal.wonder_draft[4:])
             if self.draft_pick == 8:
                 self.step = PLAY_CARD
-                self.current = 0
+                self.current = self.first
             else:
-                self.current = DRAFT_ORDER[self.draft_pick]
+                self.current = DRAFT_ORDER[self.draft_pick] ^ self.first
         elif kind == CHOOSE_PROGRESS_TOKEN:
             t = TOKEN_IDS[move.token]
             self.tokens_board.remove(t)

@@ -1,0 +1,160 @@
+"""Rule-based agent: documented priorities in the spirit of the prompt's "general order of
+importance" and the rule-based AI of the MCTS thesis (seed 001).
+
+For a PLAY_CARD step, in order:
+
+1. **Win now**: a build or wonder that wins at once (military or science).
+2. **Stop the opponent winning next turn**: if an active card would give them military or
+   science supremacy, take it (build it if it helps us, else bury it under a wonder or discard it).
+3. **Otherwise, the best one-ply move** by :func:`duel.agents.heuristics.evaluate`, which values
+   early economy (resources we lack, trading discounts, coins, cheap wonders), chains, science
+   pairs while good tokens are on the board, military when behind or close to a win, and points
+   late; plus **denial**: a card taken away from the opponent counts for part of its value to
+   them, and a face-up card a move uncovers for them counts against it.
+
+Other steps: wonder draft by a fixed ranking (play-again and big-VP wonders first, adjusted for
+what Theology on the board offers); progress tokens, destroy targets and Mausoleum builds by the
+same evaluation after the move; the start-player choice always takes the first turn.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from duel.agents.base import Decision
+from duel.agents.heuristics import WIN, evaluate
+from duel.engine import InfoSet, Move
+from duel.engine.data import CARDS, LAW, SCALE, STRATEGY, THEOLOGY
+from duel.engine.layout import COVERS
+from duel.engine.moves import (CHOOSE_STARTING_PLAYER, CONSTRUCT_BUILDING, CONSTRUCT_WONDER,
+                               DISCARD, SELECT_WONDER)
+from duel.engine.state import CHOOSE_TOKEN, PLAY_CARD, GameState
+
+# Draft ranking, best first.
+_WONDER_RANK = ("THE_SPHINX", "THE_TEMPLE_OF_ARTEMIS", "THE_APPIAN_WAY", "THE_PYRAMIDS",
+                "PIRAEUS", "THE_HANGING_GARDENS", "THE_GREAT_LIBRARY", "THE_COLOSSUS",
+                "THE_STATUE_OF_ZEUS", "THE_GREAT_LIGHTHOUSE", "CIRCUS_MAXIMUS", "THE_MAUSOLEUM")
+_DENY = 0.45
+_UNCOVER = 0.3
+
+
+def opponent_winning_cards(state: GameState, opp: int) -> list[int]:
+    """Active slots whose card would give `opp` supremacy if they built it next turn."""
+    p = state.players[opp]
+    out = []
+    for slot in state.accessible_slots():
+        if not (state.face_up >> slot) & 1:
+            continue
+        card = CARDS[state.pyramid[slot]]
+        if state.card_price(opp, card.id) > p.coins:
+            continue
+        if card.shields:
+            shields = card.shields + (1 if p.has_token(STRATEGY) else 0)
+            pos = state.military if opp == 0 else -state.military
+            if pos + shields >= 9:
+                out.append(slot)
+                continue
+        if card.symbol >= 0:
+            distinct = bin(p.sym1).count("1")
+            if not (p.sym1 >> card.symbol) & 1:
+                if distinct + 1 >= 6:
+                    out.append(slot)
+            elif LAW in state.tokens_board and not (p.sym1 >> SCALE) & 1 and distinct >= 5:
+                out.append(slot)  # the pair lets them take LAW as the sixth symbol
+    return out
+
+
+def _after(state: GameState, move: Move) -> GameState:
+    s = state.clone()
+    s.play(move)
+    return s
+
+
+def _value_after(state: GameState, seat: int, move: Move) -> float:
+    s = _after(state, move)
+    if s.step == CHOOSE_TOKEN and s.current == seat:
+        # The token choice is ours: count the best token.
+        return max(evaluate(_after(s, m), seat) for m in s.legal_moves())
+    return evaluate(s, seat)
+
+
+class RuleAgent:
+    def __init__(self) -> None:
+        self.spec = "rule"
+
+    def choose(self, view: dict[str, Any], legal: Sequence[Move],
+               rng: random.Random) -> Decision:
+        # The sample only fills face-down cards; every rule below looks at public facts only.
+        state = InfoSet.from_view(view).sample(rng)
+        moves = list(legal)
+        if len(moves) == 1:
+            return Decision(moves[0], {"rule": "only move"})
+        seat = state.current
+        kind = moves[0].kind
+        if kind == SELECT_WONDER:
+            names = {m.wonder: m for m in moves}
+            rank = list(_WONDER_RANK)
+            if THEOLOGY in state.tokens_board:
+                # Theology gives play-again to any wonder: raise the big-VP ones.
+                rank.remove("THE_PYRAMIDS")
+                rank.insert(0, "THE_PYRAMIDS")
+            for name in rank:
+                if name in names:
+                    return Decision(names[name], {"rule": "wonder ranking"})
+        if kind == CHOOSE_STARTING_PLAYER:
+            return Decision(Move(CHOOSE_STARTING_PLAYER, player_number=seat + 1),
+                            {"rule": "start the Age"})
+        if state.step != PLAY_CARD:
+            best = max(moves, key=lambda m: (_value_after(state, seat, m), rng.random()))
+            return Decision(best, {"rule": "best after the move"})
+        return self._play_card(state, seat, moves, rng)
+
+    def _play_card(self, state: GameState, seat: int, moves: list[Move],
+                   rng: random.Random) -> Decision:
+        opp = 1 - seat
+        values: dict[Move, float] = {}
+        for m in moves:
+            values[m] = _value_after(state, seat, m)
+            if values[m] >= WIN:
+                return Decision(m, {"rule": "win now"})
+        threats = opponent_winning_cards(state, opp)
+        if threats:
+            blocking = [m for m in moves if m.card_index in threats]
+            best = max(blocking, key=lambda m: (values[m], rng.random()))
+            return Decision(best, {"rule": "stop the opponent winning"})
+        # What each active card is worth to the opponent, if they could take it next.
+        gain_for_opp: dict[int, float] = {}
+        base_opp = evaluate(state, opp)
+        probe = state.clone()
+        probe.current = opp
+        for slot in state.accessible_slots():
+            card = state.pyramid[slot]
+            if state.card_price(opp, card) <= state.players[opp].coins:
+                after = _after(probe, Move(CONSTRUCT_BUILDING, card_index=slot))
+                gain_for_opp[slot] = max(0.0, evaluate(after, opp) - base_opp)
+            else:
+                gain_for_opp[slot] = 0.0
+        covers = COVERS[state.age - 1]
+
+        def score(m: Move) -> tuple[float, float]:
+            slot = m.card_index
+            value = values[m] + _DENY * min(gain_for_opp.get(slot, 0.0), 20.0)
+            # Cards this move uncovers face up for the opponent.
+            for below in covers[slot]:
+                if state.cover[below] == 1 and (state.face_up >> below) & 1:
+                    s = probe.clone()
+                    s._take(slot)
+                    if state.card_price(opp, state.pyramid[below]) <= state.players[opp].coins:
+                        after = _after(s, Move(CONSTRUCT_BUILDING, card_index=below))
+                        value -= _UNCOVER * min(max(0.0, evaluate(after, opp) - base_opp), 20.0)
+            if m.kind == DISCARD:
+                value -= 0.5  # prefer using a card when it is about as good
+            return (value, rng.random())
+
+        best = max(moves, key=score)
+        rule = {CONSTRUCT_BUILDING: "best build", DISCARD: "best discard",
+                CONSTRUCT_WONDER: "best wonder"}[best.kind]
+        return Decision(best, {"rule": rule})
+
