@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from duel.agents.spec import SpecError
 from duel.engine import DuelError, new_game, seat_view
 
 
@@ -68,6 +69,46 @@ def cmd_random_game(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_match(args: argparse.Namespace) -> int:
+    from duel.agents.spec import make_agent
+    from duel.match import play_match
+    from duel.narrate import move_line, result_lines
+
+    agents = make_agent(args.p1), make_agent(args.p2)
+
+    def show(record: Any, before: Any, after: Any) -> None:
+        line = move_line(record.ply, before, record.move, after)
+        if args.verbose and record.details:
+            line += f"  {json.dumps(record.details)[:200]}"
+        print(line, flush=True)
+
+    print(f"Match, seed {args.seed}: player 1 = {args.p1}, player 2 = {args.p2}")
+    result = play_match(agents[0], agents[1], seed=args.seed, open_box=not args.hidden_box,
+                        on_move=show)
+    print("\n".join(result_lines(result.final)))
+    print(f"{len(result.records)} moves in {result.seconds:.1f} s")
+    return 0
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    import time
+
+    from duel.tournament import run
+
+    start = time.perf_counter()
+    standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=args.jobs, out=args.out,
+                    progress=not args.no_progress)
+    print(standings.report(wall=time.perf_counter() - start))
+    return 0
+
+
+def cmd_agents(args: argparse.Namespace) -> int:
+    from duel.agents.spec import describe_kinds
+
+    print(describe_kinds())
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "engine":
         from duel.bench import bench_engine
@@ -77,6 +118,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
               "(random vs random, one core, in-place play)")
         print(f"{r['apply_games_per_s']:.0f} games/s, {r['apply_moves_per_s']:.0f} moves/s "
               "(checked apply, a new state per move)")
+        return 0
+    if args.what == "mcts":
+        from duel.bench import bench_mcts
+
+        for label, rate in bench_mcts(args.seconds, args.spec):
+            print(f"{rate:.0f} iterations/s {label} ({args.spec}, one core)")
+        return 0
+    if args.what == "strength":
+        from duel.bench import bench_strength
+
+        bench_strength(args.games, args.time, args.jobs, args.seed)
         return 0
     raise UsageError(f"unknown benchmark {args.what!r}")
 
@@ -109,9 +161,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="deal, moves and result as JSON")
     p.set_defaults(func=cmd_random_game)
 
+    p = sub.add_parser("match", help="play one game and print it move by move")
+    p.add_argument("--p1", default="mcts:time=1", help="agent spec of player 1")
+    p.add_argument("--p2", default="rule", help="agent spec of player 2")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--hidden-box", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true", help="print agents' details")
+    p.set_defaults(func=cmd_match)
+
+    p = sub.add_parser("tournament", help="seat-swapped pairs on the same deals, in parallel")
+    p.add_argument("--p1", required=True, help="agent spec A")
+    p.add_argument("--p2", required=True, help="agent spec B")
+    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=None, help="folder for games.jsonl (resumable)")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("agents", help="the agent specs and their parameters")
+    p.set_defaults(func=cmd_agents)
+
     p = sub.add_parser("bench", help="benchmarks (figures, not tests)")
-    p.add_argument("what", choices=["engine"])
-    p.add_argument("--seconds", type=float, default=6.0)
+    p.add_argument("what", choices=["engine", "mcts", "strength"])
+    p.add_argument("--seconds", type=float, default=6.0, help="engine, mcts: time per figure")
+    p.add_argument("--spec", default="mcts", help="mcts: the agent spec to measure")
+    p.add_argument("--games", type=int, default=100, help="strength: games per pairing")
+    p.add_argument("--time", type=float, default=1.0, help="strength: MCTS seconds per move")
+    p.add_argument("--jobs", type=int, default=2, help="strength: parallel games")
+    p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_bench)
     return parser
 
@@ -122,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)
-    except (DuelError, UsageError) as exc:
+    except (DuelError, UsageError, SpecError) as exc:
         print(f"duel {args.command}: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

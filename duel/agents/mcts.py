@@ -67,6 +67,21 @@ def outcome(state: GameState, margin: float) -> tuple[float, float]:
     return r0, 1.0 - r0
 
 
+def immediate_win(info: InfoSet, moves: list[Move]) -> Move | None:
+    """A move that wins the game at once. Supremacy depends on public facts only, so one
+    sample of the hidden cards decides it."""
+    base = info.sample(random.Random(0))
+    seat = base.current
+    for move in moves:
+        if move.kind == DISCARD or move.kind.startswith("SELECT"):
+            continue
+        after = base.clone()
+        after.play(move)
+        if after.step == GAME_END and after.winner == seat:
+            return move
+    return None
+
+
 class MCTSAgent:
     """ISMCTS with a budget in iterations or seconds per move."""
 
@@ -93,6 +108,10 @@ class MCTSAgent:
             return Decision(moves[0], {"iterations": 0})
         rng = self._rng or rng
         info = InfoSet.from_view(view)
+        win = immediate_win(info, moves)
+        if win is not None:
+            # Every line may look won to the search; the quickest win is the safe one.
+            return Decision(win, {"iterations": 0, "rule": "win now"})
         root, iterations, seconds = self.search(info, rng)
         ranked = sorted(root.children.values(), key=lambda n: (-n.visits, -n.reward))
         best = ranked[0].move
