@@ -41,7 +41,7 @@ def mid_age_two(seed: int = 0) -> GameState:
     agent = RuleAgent()
     rngs = [agent_rng(seed, 0), agent_rng(seed, 1)]
     while not (state.age == 2 and state.remaining <= 14 and state.step_name == "PLAY_CARD"):
-        move, _ = decide(agent, state, rngs[state.current])
+        move, _, _ = decide(agent, state, rngs[state.current])
         state = state.apply(move)
     return state
 

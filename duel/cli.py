@@ -9,7 +9,9 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from duel.agents.llm.providers import LLMConfigError
 from duel.agents.spec import SpecError
+from duel.prompts import PromptError
 from duel.engine import DuelError, new_game, seat_view
 
 
@@ -85,8 +87,17 @@ def cmd_match(args: argparse.Namespace) -> int:
     print(f"Match, seed {args.seed}: player 1 = {args.p1}, player 2 = {args.p2}")
     result = play_match(agents[0], agents[1], seed=args.seed, open_box=not args.hidden_box,
                         on_move=show)
-    print("\n".join(result_lines(result.final)))
+    from duel.agents.llm.accounting import llm_totals, totals_line
+
+    if result.forfeit is not None:
+        print(f"Result: player {result.forfeit} forfeits; player {3 - result.forfeit} wins")
+    else:
+        print("\n".join(result_lines(result.final)))
     print(f"{len(result.records)} moves in {result.seconds:.1f} s")
+    for seat in (1, 2):
+        totals = llm_totals(r.details for r in result.records if r.player == seat)
+        if totals:
+            print(totals_line(seat, totals))
     return 0
 
 
@@ -99,6 +110,25 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=args.jobs, out=args.out,
                     progress=not args.no_progress)
     print(standings.report(wall=time.perf_counter() - start))
+    return 0
+
+
+def cmd_prompts(args: argparse.Namespace) -> int:
+    from duel.prompts import get_variant, variants
+
+    if args.action == "list":
+        for v in variants().values():
+            print(f"{v.name:12} {v.hash}  ~{v.token_estimate():,} tokens  {v.description}")
+        return 0
+    if not args.name:
+        raise UsageError("prompts show needs a variant name")
+    v = get_variant(args.name)
+    print(f"# {v.name} (hash {v.hash}, ~{v.token_estimate():,} tokens by a 4-characters-per-token "
+          "estimate)\n# {v.description}\n")
+    print(v.system)
+    print("\n# --- each turn's message, for the initial state ---\n")
+    state = new_game(0)
+    print(v.turn_message(seat_view(state, as_player2=2), state.priced_moves()))
     return 0
 
 
@@ -179,6 +209,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_tournament)
 
+    p = sub.add_parser("prompts", help="prompt variants: list, or show one rendered")
+    p.add_argument("action", choices=["list", "show"])
+    p.add_argument("name", nargs="?")
+    p.set_defaults(func=cmd_prompts)
+
     p = sub.add_parser("agents", help="the agent specs and their parameters")
     p.set_defaults(func=cmd_agents)
 
@@ -200,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)
-    except (DuelError, UsageError, SpecError) as exc:
+    except (DuelError, UsageError, SpecError, PromptError, LLMConfigError) as exc:
         print(f"duel {args.command}: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

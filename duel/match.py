@@ -32,9 +32,13 @@ class MatchResult:
     records: list[MoveRecord]
     final: GameState
     seconds: float
+    forfeit: int | None = None  # the player (1 or 2) who resigned, if one did
 
     @property
     def result(self) -> dict[str, Any]:
+        if self.forfeit is not None:
+            return {"winner": 3 - self.forfeit, "victory": "forfeit",
+                    "player1": self.final.score(0), "player2": self.final.score(1)}
         r = self.final.result()
         assert r is not None
         return r
@@ -58,7 +62,8 @@ def agent_rng(seed: int, seat: int) -> random.Random:
     return random.Random(seed * 2 + seat)
 
 
-def decide(agent: Agent, state: GameState, rng: random.Random) -> tuple[Move, dict[str, Any]]:
+def decide(agent: Agent, state: GameState, rng: random.Random
+           ) -> tuple[Move, dict[str, Any], bool]:
     """Ask `agent` for the move of the player to move. It sees the view in which it is player2,
     as the prompt says, and its answer is mapped back to the true labels."""
     seat = state.current_player
@@ -71,7 +76,7 @@ def decide(agent: Agent, state: GameState, rng: random.Random) -> tuple[Move, di
     if move not in legal:
         raise IllegalMoveError(f"agent {agent.spec} chose an illegal move {decision.move}: "
                                f"{state.why_illegal(move)}")
-    return move, decision.details
+    return move, decision.details, decision.forfeit
 
 
 def play_match(p1: Agent | str, p2: Agent | str, seed: int = 0, deal: Deal | None = None,
@@ -85,11 +90,17 @@ def play_match(p1: Agent | str, p2: Agent | str, seed: int = 0, deal: Deal | Non
     rngs = [agent_rng(seed, 0), agent_rng(seed, 1)]
     records: list[MoveRecord] = []
     start = time.perf_counter()
+    forfeit: int | None = None
     while not state.is_terminal():
         seat = state.current
         t0 = time.perf_counter()
-        move, details = decide(agents[seat], state, rngs[seat])
+        move, details, resigned = decide(agents[seat], state, rngs[seat])
         elapsed = time.perf_counter() - t0
+        if resigned:
+            forfeit = seat + 1
+            records.append(MoveRecord(len(records) + 1, seat + 1, state.step_name, move, 0,
+                                      elapsed, {**details, "forfeit": True}))
+            break
         price = state.price(move)
         after = state.apply(move)
         record = MoveRecord(len(records) + 1, seat + 1, state.step_name, move, price, elapsed,
@@ -99,4 +110,4 @@ def play_match(p1: Agent | str, p2: Agent | str, seed: int = 0, deal: Deal | Non
             on_move(record, state, after)
         state = after
     return MatchResult(seed, (agents[0].spec, agents[1].spec), state.deal, records, state,
-                       time.perf_counter() - start)
+                       time.perf_counter() - start, forfeit)

@@ -17,6 +17,7 @@ class Decision:
 
     move: Move
     details: dict[str, Any] = field(default_factory=dict)
+    forfeit: bool = False  # the agent resigns instead of playing `move` (an LLM fallback)
 
 
 class Agent(Protocol):

@@ -19,3 +19,12 @@ register(AgentKind("mcts", "information-set MCTS", {
     "margin": Param(float, 0.0, "weight of the score margin in the reward (0-1)"),
     "seed": Param(int, -1, "seed of the agent's own generator (-1: the match's)"),
 }, MCTSAgent))
+
+
+def _register_llm() -> None:
+    from duel.agents.llm import KIND
+
+    register(KIND)
+
+
+_register_llm()

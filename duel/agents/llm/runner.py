@@ -1,0 +1,42 @@
+"""One event loop in a background thread for every LLM call of the process.
+
+Agents keep a sync `choose` (the match runner is sync) while their clients, connection pools and
+per-provider concurrency caps live on one long-lived loop, so many games can share them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_loop: asyncio.AbstractEventLoop | None = None
+_lock = threading.Lock()
+_semaphores: dict[str, asyncio.Semaphore] = {}
+
+
+def loop() -> asyncio.AbstractEventLoop:
+    global _loop
+    with _lock:
+        if _loop is None:
+            _loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=_loop.run_forever, name="duel-llm", daemon=True)
+            thread.start()
+        return _loop
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run `coro` on the shared loop and wait for its result."""
+    return asyncio.run_coroutine_threadsafe(coro, loop()).result()
+
+
+def semaphore(key: str, limit: int) -> asyncio.Semaphore:
+    """The concurrency cap of one provider endpoint (created on the shared loop)."""
+    sem = _semaphores.get(key)
+    if sem is None:
+        sem = asyncio.Semaphore(limit)
+        _semaphores[key] = sem
+    return sem

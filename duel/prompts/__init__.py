@@ -1,0 +1,109 @@
+"""Prompt variants: the fixed rules text (system prompt) and the per-turn message.
+
+Each variant is a TOML file in ``variants/``: a name, a description, the rules text it starts from
+(the seed prompt, shipped verbatim as ``rules_prompt.txt``), addenda, textual edits (``replace``:
+exact replacements that must each match once; ``cut``: a span removed), and whether each turn lists
+the legal moves. The rules text comes first and never changes within a game, so providers that cache
+a prompt prefix reuse it on every move; only the turn message varies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from duel.engine import Move
+
+TURN_TEMPLATE_VERSION = "1"
+
+
+class PromptError(ValueError):
+    """An unknown variant, or a variant file whose edits do not apply."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    description: str
+    system: str
+    legal_moves: bool
+
+    @property
+    def hash(self) -> str:
+        """Stable: changes exactly when the rules text or the turn format changes."""
+        h = hashlib.sha256()
+        h.update(self.system.encode())
+        h.update(f"\0turn:{TURN_TEMPLATE_VERSION}:legal={self.legal_moves}".encode())
+        return h.hexdigest()[:16]
+
+    def token_estimate(self) -> int:
+        """Rough size in tokens (about 4 characters each for English and JSON)."""
+        return (len(self.system) + 3) // 4
+
+    def turn_message(self, view: dict[str, Any], priced: list[tuple[Move, int]]) -> str:
+        """The per-move message: the state as the LLM seat sees it, and what to answer."""
+        parts = [
+            "Here is the current game state (you are player2):",
+            json.dumps(view, indent=1),
+            f'The step is {view["step"]} and it is your move.',
+        ]
+        if self.legal_moves:
+            lines = []
+            for move, price in priced:
+                cost = f"  (costs {price} coins)" if price else ""
+                lines.append(json.dumps(move.to_json()) + cost)
+            parts.append("Your legal moves are:\n" + "\n".join(lines))
+        parts.append('Answer with only the JSON object of your move, in the form '
+                     '{"move": ..., "moveData": {...}}.')
+        return "\n\n".join(parts)
+
+
+def _text(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def _build(spec: dict[str, Any], source: str) -> Variant:
+    try:
+        system = _text(spec["rules"])
+        for edit in spec.get("replace", []):
+            count = system.count(edit["old"])
+            if count != 1:
+                raise PromptError(f"{source}: replacement text found {count} times, not once: "
+                                  f"{edit['old'][:60]!r}")
+            system = system.replace(edit["old"], edit["new"])
+        for cut in spec.get("cut", []):
+            start = system.find(cut["start"])
+            end = system.find(cut["end"], start + 1)
+            if start < 0 or end < 0:
+                raise PromptError(f"{source}: cut markers not found: {cut['start'][:40]!r}")
+            system = system[:start] + system[end:]
+        for name in spec.get("addenda", []):
+            system += _text(name)
+        return Variant(spec["name"], spec["description"], system, bool(spec["legal_moves"]))
+    except KeyError as exc:
+        raise PromptError(f"{source}: missing field {exc}") from None
+
+
+@cache
+def variants() -> dict[str, Variant]:
+    """Every shipped variant by name."""
+    out = {}
+    folder = resources.files(__package__).joinpath("variants")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".toml"):
+            spec = tomllib.loads(entry.read_text(encoding="utf-8"))
+            variant = _build(spec, entry.name)
+            out[variant.name] = variant
+    return out
+
+
+def get_variant(name: str) -> Variant:
+    table = variants()
+    if name not in table:
+        raise PromptError(f"unknown prompt variant {name!r}; valid: {', '.join(table)}")
+    return table[name]

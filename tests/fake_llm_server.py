@@ -1,0 +1,102 @@
+"""A loopback HTTP server that speaks just enough of the OpenAI and Anthropic APIs for the real
+SDKs, replying from a script. Tests enqueue replies and read back the requests it received."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class Scripted:
+    """One scripted HTTP reply."""
+
+    def __init__(self, body: Any, status: int = 200, headers: dict[str, str] | None = None
+                 ) -> None:
+        self.body = body
+        self.status = status
+        self.headers = headers or {}
+
+
+def openai_reply(content: str | None = None, tool_args: str | None = None,
+                 finish: str = "stop", prompt_tokens: int = 1200, completion_tokens: int = 20,
+                 cached: int = 1000) -> Scripted:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_args is not None:
+        message["tool_calls"] = [{"id": "call_1", "type": "function",
+                                  "function": {"name": "play_move", "arguments": tool_args}}]
+    return Scripted({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens,
+                  "prompt_tokens_details": {"cached_tokens": cached}},
+    })
+
+
+def anthropic_reply(tool_input: Any = None, text: str | None = None,
+                    stop: str = "tool_use", input_tokens: int = 100, output_tokens: int = 30,
+                    cache_read: int = 1100) -> Scripted:
+    content: list[dict[str, Any]] = []
+    if text is not None:
+        content.append({"type": "text", "text": text})
+    if tool_input is not None:
+        content.append({"type": "tool_use", "id": "toolu_1", "name": "play_move",
+                        "input": tool_input})
+    return Scripted({
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
+        "content": content, "stop_reason": stop, "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens,
+                  "cache_read_input_tokens": cache_read, "cache_creation_input_tokens": 0},
+    })
+
+
+def error_reply(status: int, headers: dict[str, str] | None = None) -> Scripted:
+    return Scripted({"error": {"message": f"scripted {status}", "type": "error"}}, status,
+                    headers)
+
+
+class FakeLLMServer:
+    def __init__(self) -> None:
+        self.script: deque[Scripted] = deque()
+        self.requests: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                server.requests.append({"path": self.path, "headers": dict(self.headers),
+                                        "body": body})
+                reply = server.script.popleft() if server.script else error_reply(500)
+                data = json.dumps(reply.body).encode()
+                self.send_response(reply.status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for k, v in reply.headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def __enter__(self) -> FakeLLMServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def enqueue(self, *replies: Scripted) -> None:
+        self.script.extend(replies)
