@@ -186,3 +186,14 @@ def play(state, *moves: Move):
     for m in moves:
         state = state.apply(m)
     return state
+
+
+# A city that produces every resource it could need: WOOD 4, BRICK 4, STONE 4, GLASS 2, PAPYRUS 2
+# (Age I and II brown and grey cards; use it in Age II or III positions only).
+RICH = ["LUMBER_YARD", "LOGGING_CAMP", "SAWMILL", "CLAY_POOL", "CLAY_PIT", "BRICKYARD", "QUARRY",
+        "STONE_PIT", "SHELF_QUARRY", "GLASSWORKS", "GLASSBLOWER", "PRESS", "DRYING_ROOM"]
+
+
+def moves_of(state, kind: str) -> set:
+    """The legal moves of one kind, as a set."""
+    return {m for m in state.legal_moves() if m.kind == kind}
