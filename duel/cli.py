@@ -12,6 +12,7 @@ from typing import Any
 from duel.agents.llm.providers import LLMConfigError
 from duel.agents.spec import SpecError
 from duel.prompts import PromptError
+from duel.transcripts import TranscriptError
 from duel.engine import DuelError, new_game, seat_view
 
 
@@ -84,9 +85,28 @@ def cmd_match(args: argparse.Namespace) -> int:
             line += f"  {json.dumps(record.details)[:200]}"
         print(line, flush=True)
 
+    from duel.engine import Deal
+    from duel.transcripts import TranscriptWriter, default_path
+
     print(f"Match, seed {args.seed}: player 1 = {args.p1}, player 2 = {args.p2}")
-    result = play_match(agents[0], agents[1], seed=args.seed, open_box=not args.hidden_box,
-                        on_move=show)
+    state = new_game(args.seed, open_box=not args.hidden_box)
+    writer = None
+    if not args.no_transcript:
+        path = args.transcript or default_path(state.code)
+        writer = TranscriptWriter(path, args.seed, state.deal, agents, not args.hidden_box)
+
+    def on_move(record: Any, before: Any, after: Any) -> None:
+        if writer is not None:
+            writer.record(record, before, after)
+        show(record, before, after)
+
+    deal: Deal = state.deal
+    try:
+        result = play_match(agents[0], agents[1], seed=args.seed, deal=deal,
+                            open_box=not args.hidden_box, on_move=on_move)
+    finally:
+        if writer is not None:
+            writer.close()
     from duel.agents.llm.accounting import llm_totals, totals_line
 
     if result.forfeit is not None:
@@ -98,6 +118,10 @@ def cmd_match(args: argparse.Namespace) -> int:
         totals = llm_totals(r.details for r in result.records if r.player == seat)
         if totals:
             print(totals_line(seat, totals))
+    if writer is not None:
+        writer._file = writer.path.open("a")
+        writer.finish(result)
+        print(f"Transcript: {writer.path} (duel replay {writer.path})")
     return 0
 
 
@@ -110,6 +134,50 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=args.jobs, out=args.out,
                     progress=not args.no_progress)
     print(standings.report(wall=time.perf_counter() - start))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from duel.narrate import move_line, result_lines
+    from duel.transcripts import TranscriptError, check_result, read, replay
+
+    t = read(args.file)
+    for problem in t.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    players = t.header.get("players", {})
+    if args.at is None:
+        print(f"Replay of {args.file}: player 1 = {players.get('1', {}).get('spec')}, "
+              f"player 2 = {players.get('2', {}).get('spec')}, seed {t.header.get('seed')}")
+    final = None
+    try:
+        for step in replay(t):
+            final = step.after
+            if args.at is not None and step.ply == args.at:
+                _dump(seat_view(step.after, as_player2=args.seat))
+                return 0
+            if args.at is None:
+                print(move_line(step.ply, step.before, step.move, step.after))
+        if args.at is not None:
+            if args.at == 0:
+                from duel.engine import Deal
+
+                start = new_game(deal=Deal.from_json(t.header["deal"]))
+                _dump(seat_view(start, as_player2=args.seat))
+                return 0
+            raise UsageError(f"--at {args.at}: the transcript has {len(t.moves)} moves")
+        if final is None:
+            from duel.engine import Deal
+
+            final = new_game(deal=Deal.from_json(t.header["deal"]))
+        check_result(t, final)
+    except TranscriptError as exc:
+        print(f"duel replay: mismatch: {exc}", file=sys.stderr)
+        return 1
+    if t.footer is not None and t.footer.get("forfeit"):
+        print(f"Result: player {t.footer['forfeit']} forfeits")
+    else:
+        print("\n".join(result_lines(final)))
+    print(f"OK: {len(t.moves)} moves replayed; every recorded fact matches")
     return 0
 
 
@@ -197,7 +265,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--hidden-box", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true", help="print agents' details")
+    p.add_argument("--transcript", default=None,
+                   help="transcript file (default: transcripts/DATE-CODE.jsonl)")
+    p.add_argument("--no-transcript", action="store_true")
     p.set_defaults(func=cmd_match)
+
+    p = sub.add_parser("replay", help="re-play a transcript through the engine and check it")
+    p.add_argument("file")
+    p.add_argument("--at", type=int, default=None, help="print the state after this ply")
+    p.add_argument("--seat", type=int, choices=[1, 2], default=None,
+                   help="with --at: show the view in which this seat is player2")
+    p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("tournament", help="seat-swapped pairs on the same deals, in parallel")
     p.add_argument("--p1", required=True, help="agent spec A")
@@ -235,7 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)
-    except (DuelError, UsageError, SpecError, PromptError, LLMConfigError) as exc:
+    except (DuelError, UsageError, SpecError, PromptError, LLMConfigError,
+            TranscriptError) as exc:
         print(f"duel {args.command}: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

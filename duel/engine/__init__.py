@@ -11,6 +11,8 @@ Typical use::
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 
 from .data import CARD_IDS, CARD_NAMES, CARDS, TOKEN_NAMES, WONDER_NAMES, WONDERS
@@ -30,13 +32,19 @@ def new_game(seed: int | None = None, *, rng: random.Random | None = None,
              ) -> GameState:
     """A new game at the wonder draft. The deal comes from `deal`, else is drawn from `rng` (or
     `random.Random(seed)`). The same seed always gives the same deal and game code."""
-    if rng is None:
-        rng = random.Random(seed)
     if deal is None:
+        if rng is None:
+            rng = random.Random(seed)
         deal = Deal.random(rng)
     if code is None:
-        code = "".join(rng.choice(_CODE_ALPHABET) for _ in range(8))
+        code = deal_code(deal)
     return GameState(deal, open_box=open_box, code=code)
+
+
+def deal_code(deal: Deal) -> str:
+    """The game code: 8 characters that depend on the deal only, so a replay shows the same."""
+    digest = hashlib.sha256(json.dumps(deal.to_json(), sort_keys=True).encode()).digest()
+    return "".join(_CODE_ALPHABET[b % len(_CODE_ALPHABET)] for b in digest[:8])
 
 
 def replay(deal: Deal, moves: list[Move], open_box: bool = True) -> GameState:
@@ -53,6 +61,6 @@ def replay(deal: Deal, moves: list[Move], open_box: bool = True) -> GameState:
 __all__ = [
     "CARDS", "CARD_IDS", "CARD_NAMES", "WONDERS", "WONDER_NAMES", "TOKEN_NAMES", "Deal",
     "DuelError", "GAME_END", "GameState", "IllegalMoveError", "InfoSet", "InvalidMoveError",
-    "InvalidStateError", "Move", "RULES_VERSION", "STEP_NAMES", "new_game", "relabel_move",
+    "InvalidStateError", "Move", "RULES_VERSION", "STEP_NAMES", "deal_code", "new_game", "relabel_move",
     "replay", "seat_view", "state_from_view",
 ]

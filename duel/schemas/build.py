@@ -152,7 +152,67 @@ def deal_schema() -> dict[str, Any]:
     }
 
 
-SCHEMAS = {"state": state_schema, "move": move_schema, "deal": deal_schema}
+def transcript_schema() -> dict[str, Any]:
+    """One line of a transcript file (JSON lines): a header, a move record or the result."""
+    breakdown = {"type": "object", "required": list(SCORE_KEYS),
+                 "properties": {k: {"type": "integer"} for k in SCORE_KEYS}}
+    player = {"type": "object", "required": ["spec", "prompt"], "properties": {
+        "spec": {"type": "string"},
+        "prompt": {"oneOf": [{"type": "null"}, {
+            "type": "object", "required": ["name", "hash"],
+            "properties": {"name": {"type": "string"}, "hash": {"type": "string"}}}]}}}
+    return {
+        "$schema": DRAFT,
+        "$id": "https://duel.dev/schemas/transcript.schema.json",
+        "title": "One line of a duel transcript (JSON lines)",
+        "oneOf": [
+            {"type": "object",
+             "required": ["type", "format_version", "duel_version", "rules_version", "seed",
+                          "deal", "options", "players"],
+             "properties": {
+                 "type": {"const": "header"},
+                 "format_version": {"type": "integer", "minimum": 1},
+                 "duel_version": {"type": "string"},
+                 "rules_version": {"type": "string"},
+                 "seed": {"type": ["integer", "null"]},
+                 "deal": deal_schema(),
+                 "options": {"type": "object",
+                             "properties": {"open_box": {"type": "boolean"}}},
+                 "players": {"type": "object", "required": ["1", "2"],
+                             "properties": {"1": player, "2": player}},
+                 "started_at": {"type": "string"}}},
+            {"type": "object",
+             "required": ["type", "ply", "player", "step", "move", "price", "view_hash",
+                          "seconds", "details"],
+             "properties": {
+                 "type": {"const": "move"},
+                 "ply": {"type": "integer", "minimum": 1},
+                 "player": {"enum": [1, 2]},
+                 "step": {"enum": list(STEP_NAMES)},
+                 "move": move_schema(),
+                 "price": {"type": "integer", "minimum": 0},
+                 "view_hash": {"type": "string"},
+                 "seconds": {"type": "number", "minimum": 0},
+                 "details": {"type": "object"}}},
+            {"type": "object",
+             "required": ["type", "winner", "victory", "scores", "moves", "seconds", "forfeit",
+                          "totals"],
+             "properties": {
+                 "type": {"const": "result"},
+                 "winner": {"enum": [1, 2, "draw"]},
+                 "victory": {"enum": ["military", "science", "civilian", "forfeit"]},
+                 "scores": {"type": "object", "required": ["player1", "player2"],
+                            "properties": {"player1": breakdown, "player2": breakdown}},
+                 "moves": {"type": "integer", "minimum": 0},
+                 "seconds": {"type": "number", "minimum": 0},
+                 "forfeit": {"enum": [None, 1, 2]},
+                 "totals": {"type": "object"}}},
+        ],
+    }
+
+
+SCHEMAS = {"state": state_schema, "move": move_schema, "deal": deal_schema,
+           "transcript": transcript_schema}
 
 
 def write_all() -> None:
