@@ -161,14 +161,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
             if args.at == 0:
                 from duel.engine import Deal
 
-                start = new_game(deal=Deal.from_json(t.header["deal"]))
+                start = new_game(deal=Deal.from_json(t.header["deal"]),
+                                 code=t.header.get("code"))
                 _dump(seat_view(start, as_player2=args.seat))
                 return 0
             raise UsageError(f"--at {args.at}: the transcript has {len(t.moves)} moves")
         if final is None:
             from duel.engine import Deal
 
-            final = new_game(deal=Deal.from_json(t.header["deal"]))
+            final = new_game(deal=Deal.from_json(t.header["deal"]),
+                             code=t.header.get("code"))
         check_result(t, final)
     except TranscriptError as exc:
         print(f"duel replay: mismatch: {exc}", file=sys.stderr)

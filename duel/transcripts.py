@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from duel import __version__
-from duel.engine import (RULES_VERSION, Deal, DuelError, GameState, Move, new_game, seat_view)
+from duel.engine import (RULES_VERSION, Deal, DuelError, GameState, Move, deal_code, new_game,
+                         seat_view)
 
 FORMAT_VERSION = 1
 DEFAULT_DIR = "transcripts"
@@ -42,13 +43,14 @@ class TranscriptWriter:
     """Writes one game. Use as the `on_move` callback of `play_match` via :meth:`record`."""
 
     def __init__(self, path: str | Path, seed: int, deal: Deal, agents: tuple[Any, Any],
-                 open_box: bool = True) -> None:
+                 open_box: bool = True, code: str | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file: IO[str] = self.path.open("w")
         self._write({
             "type": "header", "format_version": FORMAT_VERSION, "duel_version": __version__,
-            "rules_version": RULES_VERSION, "seed": seed, "deal": deal.to_json(),
+            "rules_version": RULES_VERSION, "seed": seed, "code": code or deal_code(deal),
+            "deal": deal.to_json(),
             "options": {"open_box": open_box},
             "players": {str(i + 1): {"spec": a.spec, "prompt": _prompt_of(a)}
                         for i, a in enumerate(agents)},
@@ -155,7 +157,9 @@ def replay(t: Transcript) -> Iterator[ReplayStep]:
         deal = Deal.from_json(t.header["deal"])
     except (DuelError, KeyError) as exc:
         raise TranscriptError(f"header: deal: {exc}") from None
-    state = new_game(deal=deal, open_box=bool(t.header.get("options", {}).get("open_box", True)))
+    code = t.header.get("code")
+    state = new_game(deal=deal, open_box=bool(t.header.get("options", {}).get("open_box", True)),
+                     code=code if isinstance(code, str) else None)
     for expected_ply, rec in enumerate(t.moves, 1):
         ply = rec.get("ply")
         if ply != expected_ply:

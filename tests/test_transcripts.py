@@ -132,7 +132,7 @@ def test_replay_catches_a_tampered_deal(tmp_path: Path) -> None:
 
     bad = tmp_path / "bad.jsonl"
     _tamper(path, bad, edit)
-    with pytest.raises(TranscriptError, match=r"ply 1: field view_hash differs"):
+    with pytest.raises(TranscriptError, match=r"ply 9: field view_hash differs"):
         replay_all(bad)
 
 

@@ -175,6 +175,7 @@ def transcript_schema() -> dict[str, Any]:
                  "duel_version": {"type": "string"},
                  "rules_version": {"type": "string"},
                  "seed": {"type": ["integer", "null"]},
+                 "code": {"type": "string"},
                  "deal": deal_schema(),
                  "options": {"type": "object",
                              "properties": {"open_box": {"type": "boolean"}}},
