@@ -202,6 +202,17 @@ def cmd_prompts(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from server.main import create_app
+
+    app = create_app(args.db)
+    print(f"duel server on http://{args.host}:{args.port} (docs at /docs), games in {args.db}")
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
 def cmd_agents(args: argparse.Namespace) -> int:
     from duel.agents.spec import describe_kinds
 
@@ -293,6 +304,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["list", "show"])
     p.add_argument("name", nargs="?")
     p.set_defaults(func=cmd_prompts)
+
+    p = sub.add_parser("serve", help="run the REST game server")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--db", default="duel.db", help="SQLite file (or sqlite:///PATH)")
+    p.add_argument("--log-level", default="info")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("agents", help="the agent specs and their parameters")
     p.set_defaults(func=cmd_agents)
