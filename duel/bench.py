@@ -78,3 +78,94 @@ def bench_strength(games: int, seconds: float, jobs: int, seed: int) -> None:
         rate = wins / max(1, len(standings.games))
         print(f"  target: {a} wins at least {target:.0%}: {'met' if rate >= target else 'NOT met'}",
               flush=True)
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def bench_server(clients: int, seconds: float) -> dict[str, float]:
+    """Start `duel serve` on a free loopback port with a fresh database, then let `clients`
+    bots each play a game (both seats, random legal moves) over HTTP for up to `seconds`."""
+    import asyncio
+    import os
+    import socket
+    import subprocess
+    import sys
+    import tempfile
+    import urllib.request
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    folder = tempfile.mkdtemp(prefix="duel-bench-")
+    proc = subprocess.Popen([sys.executable, "-m", "duel.cli", "serve", "--port", str(port),
+                             "--db", os.path.join(folder, "bench.db"), "--log-level", "warning",
+                             "--rate", "100000", "--burst", "100000"])
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(base + "/openapi.json", timeout=1)
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("the server did not start") from None
+                time.sleep(0.2)
+        posts: list[float] = []
+        gets: list[float] = []
+        counts = {"moves": 0, "errors": 0, "finished": 0}
+
+        async def bot(client: httpx.AsyncClient, i: int, stop: float) -> None:
+            r = await client.post("/games", json={"player1": "external",
+                                                  "player2": "external", "seed": i})
+            game = r.json()
+            code, tokens = game["code"], game["tokens"]
+            rng = random.Random(i)
+            seat = 1
+            while time.monotonic() < stop:
+                headers = {"authorization": f"Bearer {tokens[str(seat)]}"}
+                t0 = time.perf_counter()
+                r = await client.get(f"/games/{code}/moves", headers=headers)
+                gets.append(time.perf_counter() - t0)
+                data = r.json()
+                if not data["yourTurn"]:
+                    state = (await client.get(f"/games/{code}")).json()
+                    if state["step"] == "GAME_END":
+                        counts["finished"] += 1
+                        return
+                    seat = 3 - seat
+                    continue
+                move = rng.choice(data["moves"])
+                t0 = time.perf_counter()
+                r = await client.post(f"/games/{code}/moves", headers=headers, json={
+                    "move": move["move"], "moveData": move["moveData"], "ply": data["ply"]})
+                posts.append(time.perf_counter() - t0)
+                if r.status_code == 200:
+                    counts["moves"] += 1
+                else:
+                    counts["errors"] += 1
+
+        async def run() -> float:
+            limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+            async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
+                start = time.monotonic()
+                await asyncio.gather(*(bot(client, i, start + seconds) for i in range(clients)))
+                return time.monotonic() - start
+
+        elapsed = asyncio.run(run())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    return {"moves": counts["moves"], "seconds": elapsed, "moves_per_s": counts["moves"] / elapsed,
+            "post_p50_ms": 1000 * _percentile(posts, 0.5),
+            "post_p99_ms": 1000 * _percentile(posts, 0.99),
+            "get_p50_ms": 1000 * _percentile(gets, 0.5),
+            "get_p99_ms": 1000 * _percentile(gets, 0.99),
+            "games_finished": counts["finished"], "errors": counts["errors"]}

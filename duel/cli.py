@@ -207,7 +207,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from server.main import create_app
 
-    app = create_app(args.db)
+    app = create_app(args.db, rate=args.rate, burst=args.burst)
     print(f"duel server on http://{args.host}:{args.port} (docs at /docs), games in {args.db}")
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
@@ -235,6 +235,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         for label, rate in bench_mcts(args.seconds, args.spec):
             print(f"{rate:.0f} iterations/s {label} ({args.spec}, one core)")
+        return 0
+    if args.what == "server":
+        from duel.bench import bench_server
+
+        r = bench_server(args.clients, args.seconds)
+        print(f"{r['moves']} moves by {args.clients} clients in {r['seconds']:.1f} s: "
+              f"{r['moves_per_s']:.0f} moves/s; POST move latency p50 {r['post_p50_ms']:.1f} ms, "
+              f"p99 {r['post_p99_ms']:.1f} ms; GET moves p50 {r['get_p50_ms']:.1f} ms, "
+              f"p99 {r['get_p99_ms']:.1f} ms; {r['games_finished']} games finished, "
+              f"{r['errors']} errors")
         return 0
     if args.what == "strength":
         from duel.bench import bench_strength
@@ -310,13 +320,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--db", default="duel.db", help="SQLite file (or sqlite:///PATH)")
     p.add_argument("--log-level", default="info")
+    p.add_argument("--rate", type=float, default=200.0,
+                   help="requests per second per token (or per address without one)")
+    p.add_argument("--burst", type=int, default=400)
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("agents", help="the agent specs and their parameters")
     p.set_defaults(func=cmd_agents)
 
     p = sub.add_parser("bench", help="benchmarks (figures, not tests)")
-    p.add_argument("what", choices=["engine", "mcts", "strength"])
+    p.add_argument("what", choices=["engine", "mcts", "strength", "server"])
+    p.add_argument("--clients", type=int, default=50, help="server: concurrent bots")
     p.add_argument("--seconds", type=float, default=6.0, help="engine, mcts: time per figure")
     p.add_argument("--spec", default="mcts", help="mcts: the agent spec to measure")
     p.add_argument("--games", type=int, default=100, help="strength: games per pairing")

@@ -62,7 +62,9 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400) -> Fa
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
             return JSONResponse({"detail": f"request body over {MAX_BODY} bytes"}, 413)
-        client = request.client.host if request.client else "?"
+        # Per token when there is one (many bots may share an address), else per address.
+        auth = request.headers.get("authorization") or request.query_params.get("token")
+        client = auth or (request.client.host if request.client else "?")
         if not limiter.allow(client):
             return JSONResponse({"detail": "rate limit exceeded"}, 429,
                                 headers={"retry-after": "1"})
