@@ -207,7 +207,8 @@ def test_tournament_with_two_processes(capsys) -> None:  # type: ignore[no-untyp
 
 
 def test_match_cli_prints_a_readable_log(capsys) -> None:  # type: ignore[no-untyped-def]
-    assert main(["match", "--p1", "mcts:iterations=20", "--p2", "rule", "--seed", "7"]) == 0
+    assert main(["match", "--p1", "mcts:iterations=20", "--p2", "rule", "--seed", "7",
+                 "--no-transcript"]) == 0
     out = capsys.readouterr().out
     assert "Player 1 selected wonder" in out and "Result:" in out and "TOTAL" in out
     assert "military" in out and "coins" in out
