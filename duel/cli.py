@@ -183,6 +183,30 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_grade(args: argparse.Namespace) -> int:
+    from duel import grading
+
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    grading.run(variants, args.model, args.opponent, args.deals, args.out, seed=args.seed,
+                jobs=args.jobs, progress=not args.no_progress)
+    md, paths = grading.report(args.out)
+    print(md)
+    print("Written: " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def cmd_ratings(args: argparse.Namespace) -> int:
+    from duel.ratings import collect, rate, table
+
+    games = collect(args.folders)
+    if not games:
+        raise UsageError("no finished games in " + ", ".join(args.folders))
+    print(f"Bradley-Terry ratings over {len(games)} games (Elo scale; 0 = the smallest MCTS "
+          "budget present; bootstrap 95% CIs)")
+    print(table(rate(games, resamples=args.resamples, seed=args.seed)))
+    return 0
+
+
 def cmd_prompts(args: argparse.Namespace) -> int:
     from duel.prompts import get_variant, variants
 
@@ -309,6 +333,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="folder for games.jsonl (resumable)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("grade", help="grade prompt variants on the same deals (resumable)")
+    p.add_argument("--variants", default="baseline,errata,legal-moves",
+                   help="comma-separated prompt variants (null is always added)")
+    p.add_argument("--model", required=True, help="an llm: spec without prompt=")
+    p.add_argument("--opponent", default="mcts:iterations=300")
+    p.add_argument("--deals", type=int, default=50)
+    p.add_argument("--out", required=True, help="folder for games and the report")
+    p.add_argument("--seed", type=int, default=0, help="first deal's seed")
+    p.add_argument("--jobs", type=int, default=4, help="games played at once")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("ratings", help="Bradley-Terry ratings over transcript folders")
+    p.add_argument("folders", nargs="+")
+    p.add_argument("--resamples", type=int, default=200)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_ratings)
 
     p = sub.add_parser("prompts", help="prompt variants: list, or show one rendered")
     p.add_argument("action", choices=["list", "show"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 
 def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -14,3 +15,45 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def bootstrap_ci(values: list[float], resamples: int = 2000, seed: int = 0,
+                 level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap CI of the mean (resampling the paired units, e.g. deals)."""
+    if not values:
+        return 0.0, 0.0
+    rng = random.Random(seed)
+    n = len(values)
+    means = sorted(sum(values[rng.randrange(n)] for _ in range(n)) / n
+                   for _ in range(resamples))
+    lo = means[int((1 - level) / 2 * resamples)]
+    hi = means[min(resamples - 1, int((1 + level) / 2 * resamples))]
+    return lo, hi
+
+
+def paired_permutation_p(diffs: list[float], resamples: int = 10000, seed: int = 0) -> float:
+    """Two-sided p-value of a sign-flip permutation test for a zero mean paired difference.
+    Exact over all 2^n sign patterns when n <= 16."""
+    n = len(diffs)
+    if n == 0:
+        return 1.0
+    observed = abs(sum(diffs))
+    eps = 1e-12
+    if n <= 16:
+        hits = 0
+        for mask in range(1 << n):
+            total = sum(-d if (mask >> i) & 1 else d for i, d in enumerate(diffs))
+            if abs(total) >= observed - eps:
+                hits += 1
+        return hits / (1 << n)
+    rng = random.Random(seed)
+    hits = 0
+    for _ in range(resamples):
+        total = sum(d if rng.random() < 0.5 else -d for d in diffs)
+        if abs(total) >= observed - eps:
+            hits += 1
+    return (hits + 1) / (resamples + 1)

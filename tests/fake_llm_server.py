@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -59,7 +60,8 @@ def error_reply(status: int, headers: dict[str, str] | None = None) -> Scripted:
 
 
 class FakeLLMServer:
-    def __init__(self) -> None:
+    def __init__(self, responder: Callable[[dict[str, Any]], Scripted] | None = None) -> None:
+        self.responder = responder  # replies when the script is empty
         self.script: deque[Scripted] = deque()
         self.requests: list[dict[str, Any]] = []
         server = self
@@ -73,7 +75,12 @@ class FakeLLMServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 server.requests.append({"path": self.path, "headers": dict(self.headers),
                                         "body": body})
-                reply = server.script.popleft() if server.script else error_reply(500)
+                if server.script:
+                    reply = server.script.popleft()
+                elif server.responder is not None:
+                    reply = server.responder(body)
+                else:
+                    reply = error_reply(500)
                 data = json.dumps(reply.body).encode()
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")

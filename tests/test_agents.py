@@ -123,14 +123,14 @@ def test_mcts_finds_an_immediate_military_win() -> None:
     view["military"]["militaryPosition"] = -6
     view["military"]["loot2Player1Available"] = False
     view["military"]["loot5Player1Available"] = False
-    view["visiblePyramid"] = {"18": {"cardName": "PRETORIUM", "isActive": True},
-                              "19": {"cardName": "PALACE", "isActive": True}}
+    view["visiblePyramid"] = {"0": {"cardName": "PRETORIUM", "isActive": True},
+                              "1": {"cardName": "PALACE", "isActive": True}}
     view["player2"]["money"] = 9
     info = InfoSet.from_view(view)
     state = info.sample(random.Random(0))
     legal = state.legal_moves()
     d = MCTSAgent(iterations=300).choose(view, legal, random.Random(0))
-    assert d.move.kind == "CONSTRUCT_BUILDING" and d.move.card_index == 18
+    assert d.move.kind == "CONSTRUCT_BUILDING" and d.move.card_index == 0
     r = RuleAgent().choose(view, legal, random.Random(0))
     assert r.move == d.move and r.details["rule"] == "win now"
 
@@ -147,12 +147,12 @@ def test_rule_agent_blocks_an_opponent_science_win() -> None:
         "APOTHECARY", "WORKSHOP", "SCRIPTORIUM", "PHARMACIST", "UNIVERSITY"]}
     view["player1"]["money"] = 10
     view["player2"]["money"] = 1
-    view["visiblePyramid"] = {"18": {"cardName": "ACADEMY", "isActive": True},
-                              "19": {"cardName": "PALACE", "isActive": True}}
+    view["visiblePyramid"] = {"0": {"cardName": "ACADEMY", "isActive": True},
+                              "1": {"cardName": "PALACE", "isActive": True}}
     state = InfoSet.from_view(view).sample(random.Random(0))
-    assert opponent_winning_cards(state, 0) == [18]
+    assert opponent_winning_cards(state, 0) == [0]
     d = RuleAgent().choose(view, state.legal_moves(), random.Random(0))
-    assert d.move.card_index == 18 and d.details["rule"] == "stop the opponent winning"
+    assert d.move.card_index == 0 and d.details["rule"] == "stop the opponent winning"
 
 
 @pytest.mark.parametrize("spec, message", [

@@ -11,7 +11,7 @@ import random
 from typing import Any
 
 from .data import (AGE1_CARDS, AGE2_CARDS, AGE3_CARDS, BACK_NAMES, BROWN, CARD_IDS, CARDS,
-                   COLOR_GROUP, GREY, GUILD_CARDS, LAW, MASONRY, ARCHITECTURE, SCALE, THEOLOGY,
+                   COLOR_GROUP, GREY, GUILD_CARDS, PURPLE, LAW, MASONRY, ARCHITECTURE, SCALE, THEOLOGY,
                    TOKEN_IDS, TOKEN_NAMES, WONDER_IDS, WONDERS, YELLOW)
 from .deal import Deal
 from .layout import COVERED_BY, N_SLOTS
@@ -237,6 +237,17 @@ class InfoSet:
                 seen.append(card)
         if len(set(seen)) != len(seen):
             raise InvalidStateError("a card appears twice (cities, discard pile, pyramid)")
+        built_or_discarded = players[0].cards + players[1].cards + discard
+        if step == WONDER_SELECTION and (built_or_discarded or owned_tokens or built_wonders):
+            raise InvalidStateError("during WONDER_SELECTION no card, token or wonder can be "
+                                    "in play yet")
+        later = [CARDS[c].name for c in built_or_discarded if CARDS[c].age > age]
+        if later:
+            raise InvalidStateError(f"Age {age} state holds cards of a later Age: "
+                                    f"{', '.join(later)}")
+        if step == CHOOSE_START and present != (1 << N_SLOTS) - 1:
+            raise InvalidStateError("CHOOSE_STARTING_PLAYER comes before any card of the new "
+                                    "Age is taken: visiblePyramid needs all 20 slots")
         cover = [sum(1 for t in COVERED_BY[age - 1][s] if (present >> t) & 1)
                  for s in range(N_SLOTS)]
         accessible = sum(1 << s for s in range(N_SLOTS) if (present >> s) & 1 and cover[s] == 0)
@@ -247,6 +258,23 @@ class InfoSet:
         if step == STEP_IDS["PLAY_CARD"] and present == 0:
             raise InvalidStateError(f"step {step_name} needs cards in visiblePyramid")
 
+        opponent = players[2 - current]
+        nothing = ""
+        if step == STEP_IDS["DESTROY_BROWN"] and not opponent.color_count[BROWN]:
+            nothing = "the opponent has no brown card to destroy"
+        elif step == STEP_IDS["DESTROY_GREY"] and not opponent.color_count[GREY]:
+            nothing = "the opponent has no grey card to destroy"
+        elif step == CHOOSE_TOKEN and not board:
+            nothing = "tokensAvailable is empty"
+        elif step == STEP_IDS["CHOOSE_PROGRESS_TOKEN_FROM_DISCARD"] and not library:
+            nothing = "tokensFromUnavailable is empty"
+        elif step == STEP_IDS["CONSTRUCT_FROM_DISCARD"] and not discard:
+            nothing = "discardedCards is empty"
+        if nothing:
+            raise InvalidStateError(f"step {step_name} has nothing to choose: {nothing}")
+        if library and step != STEP_IDS["CHOOSE_PROGRESS_TOKEN_FROM_DISCARD"]:
+            raise InvalidStateError("tokensFromUnavailable is only filled during "
+                                    "CHOOSE_PROGRESS_TOKEN_FROM_DISCARD")
         seen_set = set(seen)
         pools = {1: [c for c in AGE1_CARDS if c not in seen_set],
                  2: [c for c in AGE2_CARDS if c not in seen_set],
@@ -257,6 +285,10 @@ class InfoSet:
         info.pool_guilds = guild_pool
         info.hidden_slots = [(slot, name == "GUILD_BACK") for slot, name in sorted(backs)]
         n_guild_backs = sum(1 for _, g in info.hidden_slots if g)
+        if age == 3:
+            guilds_in_play = sum(1 for c in seen_set if CARDS[c].color == PURPLE)
+            if guilds_in_play + n_guild_backs > 3:
+                raise InvalidStateError("more than 3 guilds in the Age III deck")
         if len(info.hidden_slots) - n_guild_backs > len(pools[age]) or \
                 n_guild_backs > len(guild_pool):
             raise InvalidStateError("more face-down cards than unseen cards of that Age")

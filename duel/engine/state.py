@@ -455,9 +455,11 @@ class GameState:
         self.accessible &= ~(1 << slot)
         self.remaining -= 1
         cover = self.cover
+        pyramid = self.pyramid
         for below in COVERS[self.age - 1][slot]:
             cover[below] -= 1
-            if cover[below] == 0:
+            # A slot can be empty under a card only in a hand-made position read from JSON.
+            if cover[below] == 0 and pyramid[below] >= 0:
                 self.accessible |= 1 << below
         self.last_player = self.current
         return card

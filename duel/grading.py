@@ -1,0 +1,238 @@
+"""Grading prompt variants: every variant plays the same deals, from both seats, against the same
+opponent; games are transcripts in DIR (resumable); the report compares each variant with the
+baseline over the same deals (paired bootstrap CI and a permutation test)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from duel.agents.spec import SpecError, make_agent
+from duel.engine import new_game
+from duel.match import play_match
+from duel.prompts import get_variant
+from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
+from duel.transcripts import TranscriptWriter, read
+
+NULL_VARIANT = "null"
+
+
+def variant_spec(model: str, variant: str) -> str:
+    """The model's agent spec with the prompt variant set."""
+    if not model.startswith("llm:"):
+        raise SpecError(f"--model must be an llm: spec, got {model!r}")
+    if "prompt=" in model:
+        raise SpecError("--model must not set prompt=; --variants chooses it")
+    return f"{model},prompt={variant}"
+
+
+def game_path(out: Path, variant: str, seed: int, seat: int) -> Path:
+    return out / "games" / variant / f"deal{seed}-seat{seat}.jsonl"
+
+
+def _finished(path: Path) -> bool:
+    if not path.exists():
+        return False
+    try:
+        return read(path).footer is not None
+    except Exception:  # noqa: BLE001 - an unreadable file is simply played again
+        return False
+
+
+def play_one(model: str, variant: str, opponent: str, seed: int, seat: int, out: Path) -> Path:
+    """Play (or keep) one game: the variant's LLM in `seat`, the opponent in the other."""
+    path = game_path(out, variant, seed, seat)
+    if _finished(path):
+        return path
+    llm = make_agent(variant_spec(model, variant))
+    opp = make_agent(opponent)
+    agents = (llm, opp) if seat == 1 else (opp, llm)
+    deal = new_game(seed).deal
+    writer = TranscriptWriter(path, seed, deal, agents)
+    try:
+        result = play_match(agents[0], agents[1], seed=seed, deal=deal, on_move=writer.record)
+        writer.finish(result)
+    finally:
+        writer.close()
+    return path
+
+
+def run(variants: list[str], model: str, opponent: str, deals: int, out: str, seed: int = 0,
+        jobs: int = 4, progress: bool = True) -> None:
+    names = list(dict.fromkeys(variants + [NULL_VARIANT]))  # the noise floor is always shown
+    for name in names:
+        get_variant(name)
+        make_agent(variant_spec(model, name))
+    make_agent(opponent)
+    folder = Path(out)
+    tasks = [(v, seed + d, seat) for d in range(deals) for v in names for seat in (1, 2)]
+    bar = tqdm(total=len(tasks), disable=not progress, unit="game")
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(play_one, model, v, opponent, s, seat, folder)
+                   for v, s, seat in tasks]
+        for f in as_completed(futures):
+            f.result()
+            bar.update(1)
+    bar.close()
+
+
+@dataclass
+class GameOutcome:
+    variant: str
+    seed: int
+    seat: int
+    points: float  # 1 win, 0.5 shared, 0 loss, for the LLM
+    margin: int  # LLM score minus opponent score
+    totals: dict[str, Any] | None
+
+
+def outcomes(out: str) -> list[GameOutcome]:
+    rows = []
+    for path in sorted(Path(out).glob("games/*/deal*-seat*.jsonl")):
+        t = read(path)
+        if t.footer is None:
+            continue
+        variant = path.parent.name
+        seat = int(path.stem.split("seat")[1])
+        winner = t.footer["winner"]
+        points = 0.5 if winner == "draw" else (1.0 if winner == seat else 0.0)
+        scores = t.footer["scores"]
+        mine = scores[f"player{seat}"]["TOTAL"]
+        theirs = scores[f"player{3 - seat}"]["TOTAL"]
+        rows.append(GameOutcome(variant, int(t.header["seed"]), seat, points, mine - theirs,
+                                t.footer["totals"].get(str(seat))))
+    return rows
+
+
+def summarise(rows: list[GameOutcome], baseline: str = "baseline") -> list[dict[str, Any]]:
+    by_variant: dict[str, list[GameOutcome]] = {}
+    for r in rows:
+        by_variant.setdefault(r.variant, []).append(r)
+    base_by_deal = _per_deal(by_variant.get(baseline, []))
+    table = []
+    for variant, games in by_variant.items():
+        n = len(games)
+        wins = sum(g.points for g in games)
+        lo, hi = wilson(wins, n)
+        tot = [g.totals for g in games if g.totals]
+        moves = sum(t["moves"] for t in tot)
+        calls = sum(t["calls"] for t in tot)
+
+        def wavg(key: str) -> float:
+            return sum(t[key] * t["moves"] for t in tot) / moves if moves else 0.0
+
+        costs = [t["cost_usd"] for t in tot]
+        row: dict[str, Any] = {
+            "variant": variant, "hash": get_variant(variant).hash, "games": n,
+            "win_rate": wins / n, "win_ci_low": lo, "win_ci_high": hi,
+            "mean_margin": mean([float(g.margin) for g in games]),
+            "first_try_legal": wavg("first_try_legal"),
+            "legal_after_retries": wavg("legal_after_retries"),
+            "mean_attempts": wavg("mean_attempts"),
+            "fallbacks": sum(t["fallbacks"] for t in tot),
+            "input_tokens": sum(t["input_tokens"] for t in tot),
+            "output_tokens": sum(t["output_tokens"] for t in tot),
+            "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),
+            "latency_per_call_s": (sum(t["latency_s"] for t in tot) / calls) if calls else 0.0,
+        }
+        mine = _per_deal(games)
+        shared = sorted(set(mine) & set(base_by_deal))
+        diffs = [mine[d] - base_by_deal[d] for d in shared]
+        row["paired_deals"] = len(shared)
+        row["diff_vs_baseline"] = mean(diffs)
+        row["diff_ci_low"], row["diff_ci_high"] = bootstrap_ci(diffs)
+        row["p_value"] = paired_permutation_p(diffs)
+        table.append(row)
+    order = {baseline: 0, NULL_VARIANT: 1}
+    table.sort(key=lambda r: (order.get(r["variant"], 2), r["variant"]))
+    return table
+
+
+def _per_deal(games: list[GameOutcome]) -> dict[int, float]:
+    """Mean points per deal over the seats played (the pairing unit)."""
+    acc: dict[int, list[float]] = {}
+    for g in games:
+        acc.setdefault(g.seed, []).append(g.points)
+    return {d: mean(v) for d, v in acc.items()}
+
+
+COLUMNS = ["variant", "hash", "games", "win_rate", "win_ci_low", "win_ci_high", "mean_margin",
+           "first_try_legal", "legal_after_retries", "mean_attempts", "fallbacks",
+           "input_tokens", "output_tokens", "cost_usd", "latency_per_call_s", "paired_deals",
+           "diff_vs_baseline", "diff_ci_low", "diff_ci_high", "p_value"]
+
+
+def markdown(table: list[dict[str, Any]]) -> str:
+    head = ("| variant | games | win rate (95% CI) | margin | first-try legal | legal after "
+            "retries | attempts/move | fallbacks | tokens in/out | cost | s/call | vs baseline "
+            "(95% CI) | p |")
+    lines = [head, "|" + "---|" * 13]
+    for r in table:
+        cost = "unknown" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}"
+        lines.append(
+            f"| {r['variant']} | {r['games']} | {r['win_rate']:.1%} ({r['win_ci_low']:.1%}-"
+            f"{r['win_ci_high']:.1%}) | {r['mean_margin']:+.1f} | {r['first_try_legal']:.1%} | "
+            f"{r['legal_after_retries']:.1%} | {r['mean_attempts']:.2f} | {r['fallbacks']} | "
+            f"{r['input_tokens']}/{r['output_tokens']} | {cost} | "
+            f"{r['latency_per_call_s']:.2f} | {r['diff_vs_baseline']:+.3f} "
+            f"({r['diff_ci_low']:+.3f} to {r['diff_ci_high']:+.3f}) | {r['p_value']:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(table: list[dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=COLUMNS)
+    writer.writeheader()
+    for r in table:
+        writer.writerow({k: r[k] for k in COLUMNS})
+    return buf.getvalue()
+
+
+def plots(table: list[dict[str, Any]], out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [r["variant"] for r in table]
+    paths = []
+    fig, ax = plt.subplots(figsize=(max(4, 1.3 * len(names)), 3.5))
+    rates = [r["win_rate"] for r in table]
+    err = [[r["win_rate"] - r["win_ci_low"] for r in table],
+           [r["win_ci_high"] - r["win_rate"] for r in table]]
+    ax.bar(names, rates, yerr=err, capsize=4, color="#4a7ab5")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_title("Win rate by prompt variant")
+    fig.tight_layout()
+    paths.append(out / "win_rate.png")
+    fig.savefig(paths[-1], dpi=110)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(max(4, 1.3 * len(names)), 3.5))
+    diffs = [r["diff_vs_baseline"] for r in table]
+    err = [[r["diff_vs_baseline"] - r["diff_ci_low"] for r in table],
+           [r["diff_ci_high"] - r["diff_vs_baseline"] for r in table]]
+    ax.bar(names, diffs, yerr=err, capsize=4, color="#b5704a")
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_ylabel("paired difference vs baseline")
+    ax.set_title("Points per deal minus the baseline's (bootstrap 95% CI)")
+    fig.tight_layout()
+    paths.append(out / "vs_baseline.png")
+    fig.savefig(paths[-1], dpi=110)
+    plt.close(fig)
+    return paths
+
+
+def report(out: str) -> tuple[str, list[Path]]:
+    folder = Path(out)
+    table = summarise(outcomes(out))
+    md = markdown(table)
+    (folder / "report.md").write_text(md)
+    (folder / "report.csv").write_text(to_csv(table))
+    return md, [folder / "report.md", folder / "report.csv", *plots(table, folder)]
