@@ -207,6 +207,34 @@ def cmd_ratings(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_view(args: argparse.Namespace) -> int:
+    import http.server
+    import threading
+    import webbrowser
+    from functools import partial
+    from pathlib import Path
+
+    from duel.transcripts import read
+    from duel.viewer import render
+
+    page = render(read(args.file), title=Path(args.file).name)
+    out = Path(args.out) if args.out else Path(args.file).with_suffix(".html")
+    out.write_text(page)
+    print(f"Viewer page: {out}")
+    if args.no_serve:
+        return 0
+    handler = partial(http.server.SimpleHTTPRequestHandler, directory=str(out.parent.resolve()))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/{out.name}"
+    print(f"Serving {url} (Ctrl-C to stop)")
+    threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    try:
+        httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
 def cmd_prompts(args: argparse.Namespace) -> int:
     from duel.prompts import get_variant, variants
 
@@ -333,6 +361,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="folder for games.jsonl (resumable)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("view", help="show a transcript in the browser")
+    p.add_argument("file")
+    p.add_argument("--out", default=None, help="HTML file to write (default: FILE.html)")
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--no-serve", action="store_true", help="only write the page")
+    p.set_defaults(func=cmd_view)
 
     p = sub.add_parser("grade", help="grade prompt variants on the same deals (resumable)")
     p.add_argument("--variants", default="baseline,errata,legal-moves",

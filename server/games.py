@@ -255,8 +255,9 @@ class GameManager:
             pass  # the bot moved at the last moment
 
     # ------------------------------------------------------------------ transcripts
-    async def transcript(self, game: LiveGame) -> list[dict[str, Any]]:
-        if not game.over:
+    async def transcript(self, game: LiveGame, partial: bool = False) -> list[dict[str, Any]]:
+        """The game's transcript lines; `partial` allows an unfinished game (no result line)."""
+        if not game.over and not partial:
             raise GameError(409, "the transcript is ready once the game is over")
         moves = await asyncio.to_thread(self.store.moves, game.code)
         from duel import __version__
@@ -275,6 +276,8 @@ class GameManager:
                           "move": m.move, "price": m.price, "view_hash": m.view_hash,
                           "seconds": m.seconds, "details": m.details})
         final = game.state
+        if not game.over:
+            return lines
         if game.forfeit is not None:
             winner: int | str = 3 - game.forfeit
             victory = "forfeit"

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import HTMLResponse, PlainTextResponse
 from sse_starlette.sse import EventSourceResponse
 
 from duel.agents.spec import SpecError
@@ -142,3 +142,17 @@ async def transcript(code: str, m: Manager) -> PlainTextResponse:
     return PlainTextResponse("".join(json.dumps(line) + "\n" for line in lines),
                              media_type="application/x-ndjson")
 
+
+
+@router.get("/{code}/view", response_class=HTMLResponse, responses=ERRORS)
+async def view_page(code: str, m: Manager) -> HTMLResponse:
+    """The browser viewer for this game, as far as it has been played."""
+    from duel.transcripts import Transcript
+    from duel.viewer import render
+
+    game = _game(m, code)
+    lines = await m.transcript(game, partial=True)
+    footer = lines[-1] if lines[-1]["type"] == "result" else None
+    moves = [line for line in lines if line["type"] == "move"]
+    t = Transcript(lines[0], moves, footer, [])
+    return HTMLResponse(render(t, title=f"duel game {code}"))

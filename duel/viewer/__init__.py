@@ -1,0 +1,50 @@
+"""The browser viewer: one self-contained HTML page per game (plain HTML, CSS and JS).
+
+`frames(transcript)` re-plays a transcript into the public view after every ply; `render()`
+embeds them in the page. `duel view FILE` writes the page and serves it; the server shows the
+same page at `/games/{code}/view`.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from duel.engine import CARDS, Deal, new_game, seat_view
+from duel.engine.data import COLOR_NAMES
+from duel.narrate import describe
+from duel.transcripts import Transcript, replay
+
+
+def frames(t: Transcript) -> list[dict[str, Any]]:
+    """Frame 0 is the start; frame k the public view after ply k, with that move's record."""
+    code = t.header.get("code")
+    state = new_game(deal=Deal.from_json(t.header["deal"]),
+                     open_box=bool(t.header.get("options", {}).get("open_box", True)),
+                     code=code if isinstance(code, str) else None)
+    out: list[dict[str, Any]] = [{"ply": 0, "view": seat_view(state), "text": "Start",
+                                  "record": None}]
+    for step, rec in zip(replay(t), t.moves):
+        out.append({"ply": step.ply, "view": seat_view(step.after), "text": describe(step.after),
+                    "record": rec})
+    return out
+
+
+def render(t: Transcript, title: str = "duel game") -> str:
+    """The page for a transcript, with the game's frames embedded."""
+    data = {
+        "title": title,
+        "players": {k: v.get("spec") for k, v in t.header.get("players", {}).items()},
+        "frames": frames(t),
+        "result": t.footer,
+        "colors": {c.name: COLOR_NAMES[c.color].lower() for c in CARDS},
+    }
+    page = resources.files(__package__).joinpath("viewer.html").read_text()
+    payload = json.dumps(data).replace("</", "<\\/")  # safe inside <script>
+    return page.replace("/*__GAME_DATA__*/null", payload).replace("__TITLE__", _escape(title))
+
+
+def _escape(text: str) -> str:
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
