@@ -96,10 +96,10 @@ def rate(games: list[Game], resamples: int = 200, seed: int = 0) -> list[dict[st
     samples: dict[str, list[float]] = {p: [] for p in base}
     for _ in range(resamples):
         boot = [games[rng.randrange(len(games))] for _ in games]
-        r = anchor(bradley_terry(boot, iterations=200))
+        boot_ratings = anchor(bradley_terry(boot, iterations=200))
         for p in base:
-            if p in r:
-                samples[p].append(r[p])
+            if p in boot_ratings:
+                samples[p].append(boot_ratings[p])
     rungs = ladder(base)
     rows = []
     for p, r in sorted(base.items(), key=lambda kv: -kv[1]):

@@ -14,7 +14,7 @@ from typing import Any
 
 from duel.agents.base import Agent
 from duel.agents.spec import make_agent
-from duel.engine import (Deal, DuelError, GameState, IllegalMoveError, Move, new_game,
+from duel.engine import (Deal, DuelError, GameState, Move, new_game,
                          relabel_move, seat_view)
 from duel.match import agent_rng, decide
 from duel.transcripts import FORMAT_VERSION, view_hash

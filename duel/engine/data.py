@@ -65,7 +65,7 @@ GAIN_GUILD_MOST: Final = 6  # guilds: 1 per card of `guild_colors` in the city w
 GUILD_NONE: Final = 0
 GUILD_WONDERS: Final = 1  # Builders: 2 VP per wonder in the city with the most
 GUILD_COINS: Final = 2  # Moneylenders: 1 VP per 3 coins in the richest city
-GUILD_CARDS: Final = 3  # 1 VP per card of `guild_colors` in the city with the most
+GUILD_PER_CARD: Final = 3  # 1 VP per card of `guild_colors` in the city with the most
 
 
 class Card:
@@ -216,20 +216,20 @@ _SPECS: list[tuple[str, int, int, dict[str, object]]] = [
                                    "guild_kind": GUILD_WONDERS}),
     ("MONEYLENDERS_GUILD", 3, PURPLE, {"cost": _r(stone=2, wood=2), "guild_kind": GUILD_COINS}),
     ("SCIENTISTS_GUILD", 3, PURPLE, {"cost": _r(brick=2, wood=2), "gain": GAIN_GUILD_MOST,
-                                     "gain_amount": 1, "guild_kind": GUILD_CARDS,
+                                     "gain_amount": 1, "guild_kind": GUILD_PER_CARD,
                                      "guild_colors": (GREEN,)}),
     ("SHIPOWNERS_GUILD", 3, PURPLE, {"cost": _r(brick=1, stone=1, glass=1, papyrus=1),
                                      "gain": GAIN_GUILD_MOST, "gain_amount": 1,
-                                     "guild_kind": GUILD_CARDS, "guild_colors": (BROWN, GREY)}),
+                                     "guild_kind": GUILD_PER_CARD, "guild_colors": (BROWN, GREY)}),
     ("MERCHANTS_GUILD", 3, PURPLE, {"cost": _r(brick=1, wood=1, glass=1, papyrus=1),
                                     "gain": GAIN_GUILD_MOST, "gain_amount": 1,
-                                    "guild_kind": GUILD_CARDS, "guild_colors": (YELLOW,)}),
+                                    "guild_kind": GUILD_PER_CARD, "guild_colors": (YELLOW,)}),
     ("MAGISTRATES_GUILD", 3, PURPLE, {"cost": _r(wood=2, brick=1, papyrus=1),
                                       "gain": GAIN_GUILD_MOST, "gain_amount": 1,
-                                      "guild_kind": GUILD_CARDS, "guild_colors": (BLUE,)}),
+                                      "guild_kind": GUILD_PER_CARD, "guild_colors": (BLUE,)}),
     ("TACTICIANS_GUILD", 3, PURPLE, {"cost": _r(stone=2, brick=1, papyrus=1),
                                      "gain": GAIN_GUILD_MOST, "gain_amount": 1,
-                                     "guild_kind": GUILD_CARDS, "guild_colors": (RED,)}),
+                                     "guild_kind": GUILD_PER_CARD, "guild_colors": (RED,)}),
 ]
 
 CARDS: Final[tuple[Card, ...]] = tuple(

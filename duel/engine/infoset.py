@@ -11,8 +11,8 @@ import random
 from typing import Any
 
 from .data import (AGE1_CARDS, AGE2_CARDS, AGE3_CARDS, BACK_NAMES, BROWN, CARD_IDS, CARDS,
-                   COLOR_GROUP, GREY, GUILD_CARDS, PURPLE, LAW, MASONRY, ARCHITECTURE, SCALE, THEOLOGY,
-                   TOKEN_IDS, TOKEN_NAMES, WONDER_IDS, WONDERS, YELLOW)
+                   COLOR_GROUP, GREY, GUILD_CARDS, PURPLE, LAW, SCALE, THEOLOGY,
+                   TOKEN_IDS, TOKEN_NAMES, WONDER_IDS, WONDERS)
 from .deal import Deal
 from .layout import COVERED_BY, N_SLOTS
 from .moves import InvalidStateError
@@ -222,8 +222,8 @@ class InfoSet:
                     active_flags |= 1 << slot
                 present |= 1 << slot
                 if name in BACK_NAMES:
-                    expected = BACK_NAMES[age - 1]
-                    if name != expected and not (age == 3 and name == "GUILD_BACK"):
+                    back = BACK_NAMES[age - 1]
+                    if name != back and not (age == 3 and name == "GUILD_BACK"):
                         raise InvalidStateError(f"slot {slot} shows {name} in Age {age}")
                     backs.append((slot, name))
                     continue

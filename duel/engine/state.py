@@ -13,7 +13,7 @@ from typing import Final
 
 from .data import (BLUE, BROWN, CARD_IDS, CARDS, CHAIN_FROM, COLOR_NAMES, ECONOMY, GAIN_GUILD_MOST,
                    GAIN_PER_BROWN, GAIN_PER_GREY, GAIN_PER_RED, GAIN_PER_WONDER, GAIN_PER_YELLOW,
-                   GREEN, GREY, GUILD_CARDS, GUILD_COINS, GUILD_WONDERS, LAW, MASONRY, MATHEMATICS,
+                   GREEN, GREY, GUILD_COINS, GUILD_WONDERS, LAW, MASONRY, MATHEMATICS,
                    AGRICULTURE, ARCHITECTURE, PHILOSOPHY, PURPLE, RED, SCALE, STRATEGY,
                    SYMBOL_NAMES, THEOLOGY, TOKEN_IDS, TOKEN_NAMES, URBANISM, WONDER_IDS, WONDERS,
                    YELLOW)
@@ -761,6 +761,3 @@ def science_symbols(p: PlayerState) -> list[str]:
     """Names of the distinct science symbols a city holds."""
     return [SYMBOL_NAMES[s] for s in range(7) if (p.sym1 >> s) & 1]
 
-
-def guild_ids() -> tuple[int, ...]:
-    return GUILD_CARDS

@@ -25,7 +25,8 @@ def schema(name: str) -> dict[str, Any]:
 def _validator(name: str) -> jsonschema.protocols.Validator:
     s = schema(name)
     cls = jsonschema.validators.validator_for(s)
-    return cls(s)  # type: ignore[no-any-return]
+    validator: jsonschema.protocols.Validator = cls(s)
+    return validator
 
 
 def schema_error(name: str, obj: Any) -> str | None:

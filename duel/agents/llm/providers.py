@@ -121,8 +121,9 @@ class OpenAIProvider:
                 "name": TOOL_NAME, "description": TOOL_DESCRIPTION, "parameters": schema}}]
             kwargs["tool_choice"] = {"type": "function", "function": {"name": TOOL_NAME}}
         try:
+            chat: Any = [{"role": "system", "content": system}, *messages]
             resp = await self._client.chat.completions.create(
-                model=self.model, messages=[{"role": "system", "content": system}, *messages],
+                model=self.model, messages=chat,
                 max_tokens=max_tokens, temperature=temperature, **kwargs)
         except Exception as exc:  # noqa: BLE001 - mapped to our three kinds, or re-raised
             raise _classify(exc, self._sdk, self.name, self.model) from exc
@@ -133,7 +134,8 @@ class OpenAIProvider:
         text = msg.content or ""
         structured: Any | None = None
         if self.mode == "tool" and msg.tool_calls:
-            text = msg.tool_calls[0].function.arguments or ""
+            call: Any = msg.tool_calls[0]
+            text = call.function.arguments or ""
             structured = _loads(text)
         elif self.mode in ("json_schema", "json_object") and text:
             structured = _loads(text)
@@ -169,11 +171,12 @@ class AnthropicProvider:
                        temperature: float) -> Reply:
         extra: dict[str, Any] = {"temperature": temperature} if self._has_temperature else {}
         try:
-            resp = await self._client.messages.create(
+            create: Any = self._client.messages.create
+            resp = await create(
                 model=self.model, max_tokens=max_tokens, **extra,
                 system=[{"type": "text", "text": system,
                          "cache_control": {"type": "ephemeral"}}],
-                messages=messages,  # type: ignore[arg-type]
+                messages=messages,
                 tools=[{"name": TOOL_NAME, "description": TOOL_DESCRIPTION,
                         "input_schema": structured_schema()}],
                 tool_choice={"type": "tool", "name": TOOL_NAME})
