@@ -11,9 +11,9 @@ from typing import Any
 
 from duel.agents.llm.providers import LLMConfigError
 from duel.agents.spec import SpecError
+from duel.engine import DuelError, new_game, seat_view
 from duel.prompts import PromptError
 from duel.transcripts import TranscriptError
-from duel.engine import DuelError, new_game, seat_view
 
 
 class UsageError(Exception):

@@ -124,7 +124,7 @@ def summarise(rows: list[GameOutcome], baseline: str = "baseline") -> list[dict[
         moves = sum(t["moves"] for t in tot)
         calls = sum(t["calls"] for t in tot)
 
-        def wavg(key: str) -> float:
+        def wavg(key: str, tot: list[dict[str, Any]] = tot, moves: int = moves) -> float:
             return sum(t[key] * t["moves"] for t in tot) / moves if moves else 0.0
 
         costs = [t["cost_usd"] for t in tot]

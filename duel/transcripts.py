@@ -19,8 +19,16 @@ from pathlib import Path
 from typing import IO, Any
 
 from duel import __version__
-from duel.engine import (RULES_VERSION, Deal, DuelError, GameState, Move, deal_code, new_game,
-                         seat_view)
+from duel.engine import (
+    RULES_VERSION,
+    Deal,
+    DuelError,
+    GameState,
+    Move,
+    deal_code,
+    new_game,
+    seat_view,
+)
 
 FORMAT_VERSION = 1
 DEFAULT_DIR = "transcripts"

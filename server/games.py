@@ -14,8 +14,16 @@ from typing import Any
 
 from duel.agents.base import Agent
 from duel.agents.spec import make_agent
-from duel.engine import (Deal, DuelError, GameState, Move, new_game,
-                         relabel_move, seat_view)
+from duel.engine import (
+    Deal,
+    DuelError,
+    GameState,
+    Move,
+    new_game,
+    relabel_move,
+    relabel_text,
+    seat_view,
+)
 from duel.match import agent_rng, decide
 from duel.transcripts import FORMAT_VERSION, view_hash
 from server.store import GameRow, MoveRow, Store
@@ -186,7 +194,8 @@ class GameManager:
                 legal = [(relabel_move(m) if flip else m).to_json() for m in state.legal_moves()]
                 shown = relabel_move(move) if flip else move
                 raise GameError(422, {"error": "illegal move", "move": shown.to_json(),
-                                      "reason": state.why_illegal(move), "legal": legal})
+                                      "reason": _labels(state.why_illegal(move), flip),
+                                      "legal": legal})
             record = MoveRow(state.ply + 1, seat, state.step_name, move.to_json(),
                              state.price(move), view_hash(seat_view(state, as_player2=seat)),
                              round(seconds, 4), {**details, "forfeit": True} if forfeit
@@ -228,6 +237,7 @@ class GameManager:
             log.warning("game %s: agent %s failed: %s", game.code, game.row.seats[seat - 1], exc)
             move, details = self._fallback_move(game, state, rng)
             details = {**details, "error": f"{type(exc).__name__}: {exc}"}
+            forfeit = game.row.options.get("fallback") == "forfeit"
         try:
             await self._apply(game, seat, move, ply, details, time.perf_counter() - start,
                               forfeit)
@@ -297,3 +307,7 @@ class GameManager:
 def _prompt(agent: Agent | None) -> dict[str, str] | None:
     variant = getattr(agent, "variant", None)
     return None if variant is None else {"name": variant.name, "hash": variant.hash}
+
+
+def _labels(text: str, flip: bool) -> str:
+    return relabel_text(text) if flip else text

@@ -17,11 +17,19 @@ unbuilt names) and then unbuilt filler wonders nobody named; the last 4 go to `w
 from __future__ import annotations
 
 import random
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from duel.engine import InfoSet, Move, seat_view
-from duel.engine.data import (CARD_IDS, CARDS, COLOR_GROUP, GROUP_ORDER, TOKEN_IDS, WONDER_IDS,
-                              WONDER_NAMES)
+from duel.engine.data import (
+    CARD_IDS,
+    CARDS,
+    COLOR_GROUP,
+    GROUP_ORDER,
+    TOKEN_IDS,
+    WONDER_IDS,
+    WONDER_NAMES,
+)
 from duel.engine.layout import COVERED_BY
 
 BACK = "BACK"  # in a pyramid dict: the current Age's card back (a face-down card)

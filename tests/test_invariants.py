@@ -21,8 +21,7 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from duel.engine import (CARD_NAMES, Deal, InfoSet, Move, new_game, relabel_move, replay,
-                         seat_view)
+from duel.engine import CARD_NAMES, Deal, InfoSet, Move, new_game, relabel_move, replay, seat_view
 from duel.engine.data import CARDS, GREEN, TOKEN_NAMES, WONDER_NAMES
 from duel.engine.moves import CONSTRUCT_WONDER
 from duel.engine.state import WONDER_SELECTION, GameState, PlayerState
@@ -196,7 +195,7 @@ def test_apply_never_mutates(seed: int) -> None:
     """`apply` leaves its input untouched, and later moves never reach back into older states
     (no list shared between a state and its successor)."""
     history: list[tuple[GameState, tuple[Any, ...]]] = []
-    for before, move, after in random_game(seed):
+    for before, move, _after in random_game(seed):
         snap = snapshot(before)
         history.append((before, snap))
         assert snapshot(before) == snap, f"apply({move}) changed its input"
@@ -212,7 +211,7 @@ def test_views_valid_json_and_hide_everything_hidden(seed: int, open_box: bool,
     """Every view, in both labellings, validates against the state schema, survives a JSON round
     trip unchanged, and names no face-down, removed, future or boxed (hidden box) item."""
     final = None
-    for state, _move, final in random_game(seed, open_box, policy):
+    for state, _move, final in random_game(seed, open_box, policy):  # noqa: B007 - used after the loop
         check_views(state)
     assert final is not None
     check_views(final)
@@ -303,7 +302,7 @@ def test_infoset_round_trip(seed: int, open_box: bool, policy: str) -> None:
     """A state sampled from a view shows that same view, has the same legal moves and prices, and
     reacts to a move as the true state does; two samples are indistinguishable."""
     differed = False
-    for state, move, final in random_game(seed, open_box, policy):
+    for state, move, final in random_game(seed, open_box, policy):  # noqa: B007 - used after the loop
         differed |= check_infoset(state, move, seed * 7 + state.ply,
                                   continue_game=state.ply % 20 == 0)
     check_infoset(final, None, seed, continue_game=False)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from fake_llm_server import FakeLLMServer, anthropic_reply, error_reply, openai_reply
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +21,6 @@ from duel.agents.llm.schema import last_json_object, structured_schema
 from duel.engine import InfoSet, Move, new_game, seat_view
 from duel.match import play_match
 from duel.prompts import get_variant
-from fake_llm_server import (FakeLLMServer, anthropic_reply, error_reply, openai_reply)
 
 
 @pytest.fixture()

@@ -10,8 +10,15 @@ from typing import Any
 
 import pytest
 
-from duel.engine import (DuelError, IllegalMoveError, InvalidMoveError, InvalidStateError, Move,
-                         new_game, seat_view)
+from duel.engine import (
+    DuelError,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidStateError,
+    Move,
+    new_game,
+    seat_view,
+)
 from duel.engine.data import CARD_NAMES, CARDS, TOKEN_NAMES, WONDER_NAMES
 from duel.engine.layout import COVERED_BY
 from duel.engine.state import GameState

@@ -34,9 +34,10 @@ EXPECTED: dict[str, Any] = json.loads((DATA / "regression.json").read_text())["g
 def ply_diff(seed: str, expected: dict[str, Any], actual: dict[str, Any], context: int = 3,
              after: int = 12) -> str:
     """A per-ply table around the first ply where the two records differ."""
-    exp_rows = list(zip(expected["counts"], expected["steps"], expected["moves"] + [""]))
-    act_rows = list(zip(actual["counts"], actual["steps"], actual["moves"] + [""]))
-    first = next((i for i, (a, b) in enumerate(zip(exp_rows, act_rows)) if a != b),
+    exp_rows = list(zip(expected["counts"], expected["steps"], expected["moves"] + [""],
+                        strict=False))
+    act_rows = list(zip(actual["counts"], actual["steps"], actual["moves"] + [""], strict=False))
+    first = next((i for i, (a, b) in enumerate(zip(exp_rows, act_rows, strict=False)) if a != b),
                  min(len(exp_rows), len(act_rows)))
     lines = [f"seed {seed}: first difference at ply {first} "
              f"(expected {len(exp_rows)} plies, got {len(act_rows)})",

@@ -8,12 +8,25 @@ the last card of an Age", "Guild city with most", "Shipowners", "Discard", "Ligh
 """
 
 import pytest
+from positions import (
+    BACK,
+    RICH,
+    build,
+    city,
+    coins,
+    destroy,
+    discard,
+    moves_of,
+    play,
+    position,
+    price,
+    start,
+    token,
+    wonder,
+)
 
 from duel.engine import IllegalMoveError, seat_view
 from duel.engine.data import CARDS, PURPLE
-
-from positions import (BACK, RICH, build, city, coins, destroy, discard, moves_of, play,
-                       position, price, start, token, wonder)
 
 SCORE_KEYS = {"CIVILIAN_BUILDING", "SCIENTIFIC_BUILDING", "COMMERCIAL_BUILDING", "GUILD",
               "MILITARY_BUILDING", "WONDER", "MONEY", "PROGRESS_TOKEN", "TOTAL"}

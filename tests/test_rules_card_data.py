@@ -3,12 +3,22 @@ sections 1 and 2). The tables below are transcribed from rules-reference.md, not
 (colour, cost, VP, shields, science symbol, production)."""
 
 import pytest
-
-from duel.engine.data import (AGE1_CARDS, AGE2_CARDS, AGE3_CARDS, CARD_IDS, CARDS, CHAIN_FROM,
-                              COLOR_NAMES, GUILD_CARDS, RESOURCE_NAMES, SYMBOL_NAMES, WONDER_IDS,
-                              WONDERS)
-
 from positions import position, price, wonder_price
+
+from duel.engine.data import (
+    AGE1_CARDS,
+    AGE2_CARDS,
+    AGE3_CARDS,
+    CARD_IDS,
+    CARDS,
+    CHAIN_FROM,
+    COLOR_NAMES,
+    GUILD_CARDS,
+    RESOURCE_NAMES,
+    SYMBOL_NAMES,
+    WONDER_IDS,
+    WONDERS,
+)
 
 CARD_TABLE = {
     "LUMBER_YARD": ("BROWN", "", 0, 0, "", "1 WOOD"),

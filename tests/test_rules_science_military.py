@@ -5,12 +5,24 @@ Sources: rules-reference.md sections 7 and 8; section 11 rows "Pair made with no
 """
 
 import pytest
+from positions import (
+    RICH,
+    build,
+    city,
+    coins,
+    discard,
+    from_discard,
+    library_token,
+    moves_of,
+    play,
+    position,
+    token,
+    tokens,
+    wonder,
+)
 
 from duel.engine import IllegalMoveError, seat_view
 from duel.engine.state import science_symbols
-
-from positions import (RICH, build, city, coins, discard, from_discard, library_token, moves_of,
-                       play, position, token, tokens, wonder)
 
 FIVE_SYMBOLS = ["APOTHECARY", "WORKSHOP", "SCRIPTORIUM", "PHARMACIST", "ACADEMY"]  # no GLOBE
 

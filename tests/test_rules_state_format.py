@@ -7,13 +7,20 @@ information"; rules-reference.md section 4 (setup) and 5 (structures).
 import random
 
 import pytest
+from positions import build, coins, discard, play, position, start, token
 
-from duel.engine import (Deal, IllegalMoveError, InvalidMoveError, InvalidStateError, Move,
-                         new_game, relabel_move, replay, seat_view)
-from duel.engine.data import (AGE1_CARDS, AGE2_CARDS, AGE3_CARDS, CARD_NAMES, GUILD_CARDS,
-                              TOKEN_IDS)
-
-from positions import (build, coins, discard, play, position, start, token)
+from duel.engine import (
+    Deal,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidStateError,
+    Move,
+    new_game,
+    relabel_move,
+    replay,
+    seat_view,
+)
+from duel.engine.data import AGE1_CARDS, AGE2_CARDS, AGE3_CARDS, CARD_NAMES, GUILD_CARDS, TOKEN_IDS
 
 DEAL = {
     "wonderDraft": ["PIRAEUS", "THE_TEMPLE_OF_ARTEMIS", "THE_APPIAN_WAY", "THE_PYRAMIDS",

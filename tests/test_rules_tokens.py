@@ -6,11 +6,23 @@ Sources: rules-reference.md section 3; section 11 row "Urbanism"; DECISIONS.md r
 """
 
 import pytest
+from positions import (
+    RICH,
+    build,
+    coins,
+    discard,
+    from_discard,
+    library_token,
+    play,
+    position,
+    price,
+    token,
+    tokens,
+    wonder,
+    wonder_price,
+)
 
 from duel.engine import seat_view
-
-from positions import (RICH, build, coins, discard, from_discard, library_token, play, position, price,
-                       token, tokens, wonder, wonder_price)
 
 # Player 1 can build School (WHEEL) for free and already has Apothecary (WHEEL): a pair.
 PAIR_CITY = ["APOTHECARY", "LUMBER_YARD", "PRESS", "DRYING_ROOM"]

@@ -6,12 +6,21 @@ trading examples.
 """
 
 import pytest
+from positions import (
+    RICH,
+    build,
+    city,
+    coins,
+    from_discard,
+    play,
+    position,
+    price,
+    wonder,
+    wonder_price,
+)
 
 from duel.engine import IllegalMoveError
 from duel.engine.data import CARDS, CHAIN_FROM
-
-from positions import (build, city, coins, from_discard, play, position, price, wonder,
-                       wonder_price, RICH)
 
 
 # ---------------------------------------------------------------- the prompt's examples

@@ -6,12 +6,26 @@ no target"; DECISIONS.md ruling 7 and "Moves" (a step with no legal option is sk
 """
 
 import pytest
+from positions import (
+    RICH,
+    city,
+    coins,
+    destroy,
+    discard,
+    from_discard,
+    library_token,
+    moves_of,
+    play,
+    position,
+    price,
+    token,
+    tokens,
+    wonder,
+    wonder_price,
+)
 
 from duel.engine import IllegalMoveError, seat_view
 from duel.engine.data import TOKEN_IDS
-
-from positions import (RICH, city, coins, destroy, discard, from_discard, library_token,
-                       moves_of, play, position, price, token, tokens, wonder, wonder_price)
 
 PYR = {18: "POSTRUM", 19: "COURTHOUSE"}  # two accessible Age II cards
 

@@ -14,8 +14,14 @@ import pytest
 from duel.engine import InfoSet, InvalidMoveError, InvalidStateError, Move, new_game, seat_view
 from duel.engine.data import AGE2_CARDS, CARD_IDS, CARD_NAMES, CARDS, COLOR_GROUP, GREY
 from duel.engine.state import GameState
-from duel.schemas import (move_schema_error, schema, schema_error, validate_deal, validate_move,
-                          validate_state)
+from duel.schemas import (
+    move_schema_error,
+    schema,
+    schema_error,
+    validate_deal,
+    validate_move,
+    validate_state,
+)
 from duel.schemas.build import SCHEMAS
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "duel" / "schemas"

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_llm_agent import ScriptedProvider
 
 from duel.agents import make_agent
 from duel.agents.llm.agent import LLMAgent
@@ -15,8 +16,7 @@ from duel.engine import new_game
 from duel.match import play_match
 from duel.prompts import get_variant
 from duel.schemas import schema_error
-from duel.transcripts import (TranscriptError, TranscriptWriter, check_result, read, replay)
-from test_llm_agent import ScriptedProvider
+from duel.transcripts import TranscriptError, TranscriptWriter, check_result, read, replay
 
 
 def write_game(path: Path, p1: Any, p2: Any, seed: int) -> None:

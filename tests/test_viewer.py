@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from test_llm_agent import ScriptedProvider
 
 from duel.agents import make_agent
 from duel.agents.llm.agent import LLMAgent
@@ -14,7 +15,6 @@ from duel.match import play_match
 from duel.prompts import get_variant
 from duel.transcripts import TranscriptWriter, read
 from duel.viewer import frames, render
-from test_llm_agent import ScriptedProvider
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 

@@ -11,8 +11,16 @@ from typing import Any
 import pytest
 
 from duel.engine import CARD_NAMES, Move, new_game, relabel_move, seat_view
-from duel.engine.data import (CARD_IDS, CARDS, COLOR_GROUP, GROUP_ORDER, PURPLE, TOKEN_NAMES,
-                              WONDER_NAMES, back_name)
+from duel.engine.data import (
+    CARD_IDS,
+    CARDS,
+    COLOR_GROUP,
+    GROUP_ORDER,
+    PURPLE,
+    TOKEN_NAMES,
+    WONDER_NAMES,
+    back_name,
+)
 from duel.engine.layout import COVERED_BY, FACE_UP_MASK
 from duel.engine.state import GameState
 

@@ -7,8 +7,16 @@ military and science when they threaten supremacy, points late.
 
 from __future__ import annotations
 
-from duel.engine.data import (ARCHITECTURE, CARDS, CHAIN_FROM, MASONRY, STRATEGY, THEOLOGY,
-                              URBANISM, ECONOMY)
+from duel.engine.data import (
+    ARCHITECTURE,
+    CARDS,
+    CHAIN_FROM,
+    ECONOMY,
+    MASONRY,
+    STRATEGY,
+    THEOLOGY,
+    URBANISM,
+)
 from duel.engine.state import DRAW, GAME_END, GameState, PlayerState
 
 WIN = 1000.0

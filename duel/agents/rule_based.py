@@ -28,8 +28,13 @@ from duel.agents.heuristics import WIN, evaluate
 from duel.engine import InfoSet, Move
 from duel.engine.data import CARDS, LAW, SCALE, STRATEGY, THEOLOGY
 from duel.engine.layout import COVERS
-from duel.engine.moves import (CHOOSE_STARTING_PLAYER, CONSTRUCT_BUILDING, CONSTRUCT_WONDER,
-                               DISCARD, SELECT_WONDER)
+from duel.engine.moves import (
+    CHOOSE_STARTING_PLAYER,
+    CONSTRUCT_BUILDING,
+    CONSTRUCT_WONDER,
+    DISCARD,
+    SELECT_WONDER,
+)
 from duel.engine.state import CHOOSE_TOKEN, PLAY_CARD, GameState
 
 # Draft ranking, best first.

@@ -18,8 +18,15 @@ import random
 from .data import CARD_IDS, CARD_NAMES, CARDS, TOKEN_NAMES, WONDER_NAMES, WONDERS
 from .deal import Deal
 from .infoset import InfoSet, state_from_view
-from .moves import (DuelError, IllegalMoveError, InvalidMoveError, InvalidStateError, Move,
-                    relabel_move)
+from .moves import (
+    DuelError,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidStateError,
+    Move,
+    relabel_move,
+    relabel_text,
+)
 from .state import GAME_END, STEP_NAMES, GameState
 from .view import seat_view
 
@@ -61,6 +68,6 @@ def replay(deal: Deal, moves: list[Move], open_box: bool = True) -> GameState:
 __all__ = [
     "CARDS", "CARD_IDS", "CARD_NAMES", "WONDERS", "WONDER_NAMES", "TOKEN_NAMES", "Deal",
     "DuelError", "GAME_END", "GameState", "IllegalMoveError", "InfoSet", "InvalidMoveError",
-    "InvalidStateError", "Move", "RULES_VERSION", "STEP_NAMES", "deal_code", "new_game", "relabel_move",
-    "replay", "seat_view", "state_from_view",
+    "InvalidStateError", "Move", "RULES_VERSION", "STEP_NAMES", "deal_code", "new_game",
+    "relabel_move", "relabel_text", "replay", "seat_view", "state_from_view",
 ]

@@ -2,8 +2,8 @@
 
 Names are the rules prompt's spellings (``BRICK``, ``ALTER``, ``POSTRUM``...). Values follow the
 printed cards (see ``shared/rules/rules-reference.md``): ``CLAY_RESERVE`` costs 3 coins and ``PORT``
-is worth 3 VP, whatever the prompt says. Everything is indexed by small ints so the hot path works on
-tuples and bitmasks; the name tables map back and forth.
+is worth 3 VP, whatever the prompt says. Everything is indexed by small ints so the hot path works
+on tuples and bitmasks; the name tables map back and forth.
 """
 
 from __future__ import annotations
@@ -186,8 +186,10 @@ _SPECS: list[tuple[str, int, int, dict[str, object]]] = [
     ("TOWNHALL", 3, BLUE, {"cost": _r(stone=3, wood=2), "vp": 7}),
     ("OBELISK", 3, BLUE, {"cost": _r(stone=2, glass=1), "vp": 5}),
     ("GARDENS", 3, BLUE, {"cost": _r(brick=2, wood=2), "vp": 6, "chain_from": "STATUE"}),
-    ("PANTHEON", 3, BLUE, {"cost": _r(brick=1, wood=1, papyrus=2), "vp": 6, "chain_from": "TEMPLE"}),
-    ("SENATE", 3, BLUE, {"cost": _r(brick=2, stone=1, papyrus=1), "vp": 5, "chain_from": "POSTRUM"}),
+    ("PANTHEON", 3, BLUE, {"cost": _r(brick=1, wood=1, papyrus=2), "vp": 6,
+                           "chain_from": "TEMPLE"}),
+    ("SENATE", 3, BLUE, {"cost": _r(brick=2, stone=1, papyrus=1), "vp": 5,
+                         "chain_from": "POSTRUM"}),
     ("ACADEMY", 3, GREEN, {"cost": _r(stone=1, wood=1, glass=2), "symbol": 4, "vp": 3}),
     ("STUDY", 3, GREEN, {"cost": _r(wood=2, glass=1, papyrus=1), "symbol": 4, "vp": 3}),
     ("UNIVERSITY", 3, GREEN, {"cost": _r(brick=1, glass=1, papyrus=1), "symbol": 5, "vp": 2,

@@ -6,8 +6,18 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from .data import (AGE1_CARDS, AGE2_CARDS, AGE3_CARDS, CARD_IDS, CARD_NAMES, GUILD_CARDS,
-                   TOKEN_IDS, TOKEN_NAMES, WONDER_IDS, WONDER_NAMES)
+from .data import (
+    AGE1_CARDS,
+    AGE2_CARDS,
+    AGE3_CARDS,
+    CARD_IDS,
+    CARD_NAMES,
+    GUILD_CARDS,
+    TOKEN_IDS,
+    TOKEN_NAMES,
+    WONDER_IDS,
+    WONDER_NAMES,
+)
 from .moves import InvalidStateError
 
 

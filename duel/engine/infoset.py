@@ -10,15 +10,48 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .data import (AGE1_CARDS, AGE2_CARDS, AGE3_CARDS, BACK_NAMES, BROWN, CARD_IDS, CARDS,
-                   COLOR_GROUP, GREY, GUILD_CARDS, PURPLE, LAW, SCALE, THEOLOGY,
-                   TOKEN_IDS, TOKEN_NAMES, WONDER_IDS, WONDERS)
+from .data import (
+    AGE1_CARDS,
+    AGE2_CARDS,
+    AGE3_CARDS,
+    BACK_NAMES,
+    BROWN,
+    CARD_IDS,
+    CARDS,
+    COLOR_GROUP,
+    GREY,
+    GUILD_CARDS,
+    LAW,
+    PURPLE,
+    SCALE,
+    THEOLOGY,
+    TOKEN_IDS,
+    TOKEN_NAMES,
+    WONDER_IDS,
+    WONDERS,
+)
 from .deal import Deal
 from .layout import COVERED_BY, N_SLOTS
 from .moves import InvalidStateError
-from .state import (DRAFT_ORDER, DRAW, GAME_END, STEP_IDS, VICTORY_CIVILIAN, VICTORY_MILITARY,
-                    VICTORY_SCIENCE, WONDER_SELECTION, CHOOSE_TOKEN, CHOOSE_START, ALL_LOOT,
-                    LOOT2_P1, LOOT2_P2, LOOT5_P1, LOOT5_P2, GameState, PlayerState)
+from .state import (
+    ALL_LOOT,
+    CHOOSE_START,
+    CHOOSE_TOKEN,
+    DRAFT_ORDER,
+    DRAW,
+    GAME_END,
+    LOOT2_P1,
+    LOOT2_P2,
+    LOOT5_P1,
+    LOOT5_P2,
+    STEP_IDS,
+    VICTORY_CIVILIAN,
+    VICTORY_MILITARY,
+    VICTORY_SCIENCE,
+    WONDER_SELECTION,
+    GameState,
+    PlayerState,
+)
 
 _ALL_TOKENS = frozenset(range(len(TOKEN_NAMES)))
 _ALL_WONDERS = frozenset(range(len(WONDERS)))
@@ -339,9 +372,9 @@ class InfoSet:
         theology = bool(me.tokens & (1 << THEOLOGY))
         if step in (STEP_IDS["DESTROY_BROWN"], STEP_IDS["DESTROY_GREY"],
                     STEP_IDS["CHOOSE_PROGRESS_TOKEN_FROM_DISCARD"],
-                    STEP_IDS["CONSTRUCT_FROM_DISCARD"]):
-            st.play_again = theology
-        elif step == CHOOSE_TOKEN and isinstance(prev, str) and "from the discard pile" in prev:
+                    STEP_IDS["CONSTRUCT_FROM_DISCARD"]) or (
+                step == CHOOSE_TOKEN and isinstance(prev, str)
+                and "from the discard pile" in prev):
             st.play_again = theology
 
         # Token box: known in open-box mode, else every token seen nowhere.

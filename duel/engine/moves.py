@@ -1,7 +1,9 @@
-"""The one Move type, its JSON form (the prompt's ``{"move", "moveData"}``) and the engine's errors."""
+"""The one Move type, its JSON form (the prompt's ``{"move", "moveData"}``), the engine's
+errors."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -148,6 +150,15 @@ def relabel_move(move: Move) -> Move:
     if move.kind == CHOOSE_STARTING_PLAYER:
         return Move(CHOOSE_STARTING_PLAYER, player_number=3 - move.player_number)
     return move
+
+
+_PLAYER_WORD = re.compile(r"\b(player ?)([12])\b")
+
+
+def relabel_text(text: str) -> str:
+    """Swap the seat numbers a message names ("player 1" <-> "player 2"), so a reason shown to
+    seat 1 uses its own labels (it is player2 in its view)."""
+    return _PLAYER_WORD.sub(lambda m: m.group(1) + str(3 - int(m.group(2))), text)
 
 
 # Interned moves: legal-move generation hands out these shared instances instead of allocating.

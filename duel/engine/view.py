@@ -10,8 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from .data import CARDS, COLOR_GROUP, GROUP_ORDER, TOKEN_NAMES, WONDER_NAMES, back_name
-from .state import (DRAW, GAME_END, LOOT2_P1, LOOT2_P2, LOOT5_P1, LOOT5_P2, STEP_NAMES,
-                    WONDER_SELECTION, GameState)
+from .state import (
+    DRAW,
+    GAME_END,
+    LOOT2_P1,
+    LOOT2_P2,
+    LOOT5_P1,
+    LOOT5_P2,
+    STEP_NAMES,
+    WONDER_SELECTION,
+    GameState,
+)
 
 
 def previous_move_text(state: GameState, flip: bool) -> str:

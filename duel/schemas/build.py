@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from duel.engine.data import (BACK_NAMES, CARD_NAMES, GROUP_ORDER, TOKEN_NAMES, WONDER_NAMES)
+from duel.engine.data import BACK_NAMES, CARD_NAMES, GROUP_ORDER, TOKEN_NAMES, WONDER_NAMES
 from duel.engine.moves import MOVE_FIELDS
 from duel.engine.state import STEP_NAMES
 

@@ -25,7 +25,7 @@ def frames(t: Transcript) -> list[dict[str, Any]]:
                      code=code if isinstance(code, str) else None)
     out: list[dict[str, Any]] = [{"ply": 0, "view": seat_view(state), "text": "Start",
                                   "record": None}]
-    for step, rec in zip(replay(t), t.moves):
+    for step, rec in zip(replay(t), t.moves, strict=False):
         out.append({"ply": step.ply, "view": seat_view(step.after), "text": describe(step.after),
                     "record": rec})
     return out

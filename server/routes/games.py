@@ -8,15 +8,22 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
-from fastapi.responses import HTMLResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from sse_starlette.sse import EventSourceResponse
 
 from duel.agents.spec import SpecError
 from duel.engine import DuelError
 from duel.schemas import schema_error
 from server.games import GameError, GameManager, LiveGame
-from server.schemas import (ErrorOut, GameCreate, GameCreated, MoveAccepted, MoveIn, MovesOut,
-                            PricedMove)
+from server.schemas import (
+    ErrorOut,
+    GameCreate,
+    GameCreated,
+    MoveAccepted,
+    MoveIn,
+    MovesOut,
+    PricedMove,
+)
 
 router = APIRouter(prefix="/games", tags=["games"])
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -105,7 +112,22 @@ async def post_move(code: str, body: MoveIn, m: Manager, token: Token) -> MoveAc
                         state=game.view_for(seat))
 
 
-@router.get("/{code}/events", responses=ERRORS)
+def _ok_as(media_type: str, description: str, schema: dict[str, Any] | None = None
+           ) -> dict[int | str, dict[str, Any]]:
+    """Error responses plus a 200 documented as `media_type` (errors stay JSON)."""
+    return {200: {"description": description,
+                  "content": {media_type: {"schema": schema or {"type": "string"}}}}, **ERRORS}
+
+
+# One server-sent event: `data` is the JSON state as the caller sees it.
+SSE_EVENT = {"type": "object", "properties": {"event": {"type": "string", "enum": ["state"]},
+                                              "id": {"type": "string"},
+                                              "data": {"type": "string"}}}
+
+
+@router.get("/{code}/events", response_class=Response,
+            responses=_ok_as("text/event-stream", "`state` events carrying the JSON state",
+                             SSE_EVENT))
 async def events(code: str, request: Request, m: Manager, token: Token) -> EventSourceResponse:
     """Server-sent events: one `state` event per change, carrying the state as the caller sees
     it; the stream ends after the game-over state."""
@@ -128,13 +150,14 @@ async def events(code: str, request: Request, m: Manager, token: Token) -> Event
                 if game.row.ply == last:
                     try:
                         await asyncio.wait_for(game.changed.wait(), timeout=15)
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         pass
 
     return EventSourceResponse(stream(), ping=10)
 
 
-@router.get("/{code}/transcript", response_class=PlainTextResponse, responses=ERRORS)
+@router.get("/{code}/transcript", response_class=Response,
+            responses=_ok_as("application/x-ndjson", "the transcript, one JSON object a line"))
 async def transcript(code: str, m: Manager) -> PlainTextResponse:
     """The game's transcript (JSON lines, the match runner's format) once it is over."""
     game = _game(m, code)
@@ -143,8 +166,8 @@ async def transcript(code: str, m: Manager) -> PlainTextResponse:
                              media_type="application/x-ndjson")
 
 
-
-@router.get("/{code}/view", response_class=HTMLResponse, responses=ERRORS)
+@router.get("/{code}/view", response_class=Response,
+            responses=_ok_as("text/html", "the viewer page"))
 async def view_page(code: str, m: Manager) -> HTMLResponse:
     """The browser viewer for this game, as far as it has been played."""
     from duel.transcripts import Transcript

@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from duel.agents.llm.agent import LLMAgent
-from duel.agents.llm.providers import (AnthropicProvider, LLMConfigError, OpenAIProvider, Reply)
+from duel.agents.llm.providers import AnthropicProvider, LLMConfigError, OpenAIProvider, Reply
 from duel.agents.spec import AgentKind, Param, SpecError, parse_params
 from duel.prompts import PromptError, get_variant
 

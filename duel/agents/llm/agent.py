@@ -22,8 +22,7 @@ from tenacity.wait import wait_base
 from duel.agents.base import Decision, RandomAgent
 from duel.agents.llm import runner
 from duel.agents.llm.prices import cost
-from duel.agents.llm.providers import (LLMConfigError, Provider, Reply, RequestError,
-                                       TransportError)
+from duel.agents.llm.providers import LLMConfigError, Provider, Reply, RequestError, TransportError
 from duel.agents.llm.schema import last_json_object, pydantic_error
 from duel.engine import InfoSet, InvalidMoveError, Move
 from duel.prompts import Variant
