@@ -80,6 +80,20 @@ def bench_strength(games: int, seconds: float, jobs: int, seed: int) -> None:
               flush=True)
 
 
+def bench_dqn(games: int, jobs: int, seed: int, spec: str = "dqn") -> None:
+    """The learned agent against random and rule-based (targets in issue 7)."""
+    from duel.tournament import run
+
+    for opponent, target in (("random", 0.95), ("rule", 0.50)):
+        start = time.perf_counter()
+        standings = run(spec, opponent, games, seed=seed, jobs=jobs, progress=False)
+        print(standings.report(wall=time.perf_counter() - start))
+        wins, _, _ = standings.counts()
+        rate = wins / max(1, len(standings.games))
+        print(f"  target: {spec} wins at least {target:.0%}: "
+              f"{'met' if rate >= target else 'NOT met'}", flush=True)
+
+
 def _percentile(values: list[float], q: float) -> float:
     if not values:
         return 0.0

@@ -7,10 +7,11 @@ import json
 import random
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from duel.agents.llm.providers import LLMConfigError
-from duel.agents.spec import SpecError
+from duel.agents.spec import SpecError, make_agent
 from duel.engine import DuelError, new_game, seat_view
 from duel.prompts import PromptError
 from duel.transcripts import TranscriptError
@@ -73,7 +74,6 @@ def cmd_random_game(args: argparse.Namespace) -> int:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from duel.agents.spec import make_agent
     from duel.match import play_match
     from duel.narrate import move_line, result_lines
 
@@ -212,7 +212,6 @@ def cmd_view(args: argparse.Namespace) -> int:
     import threading
     import webbrowser
     from functools import partial
-    from pathlib import Path
 
     from duel.transcripts import read
     from duel.viewer import render
@@ -298,12 +297,38 @@ def cmd_bench(args: argparse.Namespace) -> int:
               f"p99 {r['get_p99_ms']:.1f} ms; {r['games_finished']} games finished, "
               f"{r['errors']} errors")
         return 0
+    if args.what == "dqn":
+        from duel.bench import bench_dqn
+
+        bench_dqn(args.games, args.jobs, args.seed, args.spec if args.spec != "mcts" else "dqn")
+        return 0
     if args.what == "strength":
         from duel.bench import bench_strength
 
         bench_strength(args.games, args.time, args.jobs, args.seed)
         return 0
     raise UsageError(f"unknown benchmark {args.what!r}")
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    try:
+        from duel.rl.dqn import Config, train
+    except ImportError as exc:
+        raise UsageError(f"training needs PyTorch: pip install -e '.[train]' ({exc})") from None
+    make_agent(args.opponent)  # a bad spec fails before any work
+    make_agent(args.teacher)
+    out = Path(args.out)
+    cfg = Config(opponent=args.opponent, teacher=args.teacher, episodes=args.episodes,
+                 demo_episodes=args.demo_episodes, pretrain_steps=args.pretrain_steps,
+                 eval_every=args.eval_every, eval_games=args.eval_games, jobs=args.jobs,
+                 seed=args.seed, hidden=args.hidden)
+    trainer = train(cfg, out, resume=not args.restart)
+    for point in trainer.curve:
+        print(f"  after {point['episodes']:>6.0f} episodes: score rate vs {args.opponent} "
+              f"{point['score_rate']:.3f} ({args.eval_games} greedy games)")
+    print(f"model: {out / 'model.onnx'} (play it with --p1 dqn:{out / 'model.onnx'}); "
+          f"curve: {out / 'learning_curve.png'}; checkpoint: {out / 'checkpoint.pt'}")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -405,11 +430,29 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("agents", help="the agent specs and their parameters")
     p.set_defaults(func=cmd_agents)
 
+    p = sub.add_parser("train", help="train a learning agent (needs the train extra)")
+    p.add_argument("algorithm", choices=["dqn"])
+    p.add_argument("--opponent", default="rule", help="agent spec the learner plays against")
+    p.add_argument("--teacher", default="mcts:iterations=300",
+                   help="agent spec whose play seeds the replay buffer")
+    p.add_argument("--episodes", type=int, default=2000, help="training episodes")
+    p.add_argument("--demo-episodes", type=int, default=300, help="teacher episodes")
+    p.add_argument("--pretrain-steps", type=int, default=3000)
+    p.add_argument("--eval-every", type=int, default=250, help="episodes between evaluations")
+    p.add_argument("--eval-games", type=int, default=40, help="greedy games per evaluation")
+    p.add_argument("--hidden", type=int, default=256, help="width of the state embedding")
+    p.add_argument("--jobs", type=int, default=2, help="processes for the teacher's games")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="run folder (resumed if it has a checkpoint)")
+    p.add_argument("--restart", action="store_true", help="ignore an existing checkpoint")
+    p.set_defaults(func=cmd_train)
+
     p = sub.add_parser("bench", help="benchmarks (figures, not tests)")
-    p.add_argument("what", choices=["engine", "mcts", "strength", "server"])
+    p.add_argument("what", choices=["engine", "mcts", "strength", "server", "dqn"])
     p.add_argument("--clients", type=int, default=50, help="server: concurrent bots")
     p.add_argument("--seconds", type=float, default=6.0, help="engine, mcts: time per figure")
-    p.add_argument("--spec", default="mcts", help="mcts: the agent spec to measure")
+    p.add_argument("--spec", default="mcts", help="mcts, dqn: the agent spec to measure "
+                   "(dqn: default the shipped model)")
     p.add_argument("--games", type=int, default=100, help="strength: games per pairing")
     p.add_argument("--time", type=float, default=1.0, help="strength: MCTS seconds per move")
     p.add_argument("--jobs", type=int, default=2, help="strength: parallel games")

@@ -28,3 +28,12 @@ def _register_llm() -> None:
 
 
 _register_llm()
+
+
+def _register_dqn() -> None:
+    from duel.rl.policy import KIND
+
+    register(KIND)
+
+
+_register_dqn()

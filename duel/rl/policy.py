@@ -1,0 +1,84 @@
+"""The learned agent at play time: an ONNX Q-network run with onnxruntime (no torch needed).
+
+Spec: ``dqn`` plays the model shipped in the package; ``dqn:PATH`` plays a model file.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from duel.agents.base import Decision
+from duel.agents.spec import AgentKind, SpecError
+from duel.engine import Move
+from duel.rl.encoding import action_mask, action_of, encode_view, move_of
+
+SHIPPED = "dqn.onnx"
+
+
+def shipped_model() -> Path:
+    return Path(str(resources.files("duel.rl").joinpath("models", SHIPPED)))
+
+
+def masked_argmax(q: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The best legal action of each row: illegal actions count as -inf."""
+    best: np.ndarray = np.where(mask.astype(bool), q, -np.inf).argmax(axis=-1)
+    return best
+
+
+class QModel:
+    """An ONNX Q-network: observations (N, OBS_SIZE) float32 in, Q-values (N, N_ACTIONS) out."""
+
+    def __init__(self, path: str | Path) -> None:
+        import onnxruntime as ort  # type: ignore[import-untyped]
+
+        path = Path(path)
+        if not path.is_file():
+            raise SpecError(f"dqn: no model file {str(path)!r}")
+        options = ort.SessionOptions()
+        # One game, one thread: tournaments run games in parallel processes instead.
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        try:
+            self.session = ort.InferenceSession(str(path), options,
+                                                providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own types for unreadable files
+            raise SpecError(f"dqn: {path} is not a readable ONNX model: {exc}") from None
+        self.input = self.session.get_inputs()[0].name
+        self.path = path
+
+    def q_values(self, obs: np.ndarray) -> np.ndarray:
+        batch = obs.reshape(-1, obs.shape[-1]).astype(np.float32, copy=False)
+        out: np.ndarray = self.session.run(None, {self.input: batch})[0]
+        return out
+
+
+class DQNAgent:
+    """Greedy over the network's Q-values among the legal moves."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.model = QModel(path or shipped_model())
+        self.spec = "dqn" if path is None else f"dqn:{path}"
+
+    def choose(self, view: dict[str, Any], legal: Sequence[Move],
+               rng: random.Random) -> Decision:
+        obs = encode_view(view)
+        mask = action_mask(legal)
+        q = self.model.q_values(obs)[0]
+        action = int(masked_argmax(q, mask))
+        return Decision(move_of(action), {"q": round(float(q[action]), 4)})
+
+
+def _parse(rest: str) -> DQNAgent:
+    return DQNAgent(rest.strip() or None)
+
+
+KIND = AgentKind("dqn", "masked deep-Q network (ONNX); dqn:PATH plays a model file", {},
+                 DQNAgent, custom_parser=_parse)
+
+__all__ = ["KIND", "DQNAgent", "QModel", "action_of", "masked_argmax", "shipped_model"]
