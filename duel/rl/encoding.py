@@ -124,8 +124,14 @@ BACK_INDEX: Final = {n: N_CARDS + i for i, n in enumerate(BACK_NAMES)}
 # symbols owned (7) and paired (7), tokens, cards, wonders owned / built, wonder prices,
 # current score.
 PLAYER_FEATURES: Final = 1 + 5 + 2 + 5 + 7 + 7 + 7 + N_TOKENS + N_CARDS + 3 * N_WONDERS + 1
-GLOBAL_FEATURES: Final = (3 + len(STEP_NAMES) + 1 + 19 + 4 + N_TOKENS + N_TOKENS + N_WONDERS
+GLOBAL_FEATURES: Final = (3 + len(STEP_NAMES) + 1 + 19 + 4 + 3 * N_TOKENS + 2 * N_WONDERS
                           + N_CARDS + 1)
+# Scales that bring counts near [0, 1] (the environments derive their bounds from them).
+COIN_SCALE: Final = 10.0
+PROD_SCALE: Final = 3.0
+COLOR_SCALE: Final = 5.0
+SCORE_SCALE: Final = 50.0
+DISCARD_SCALE: Final = 10.0
 SLOTS_START: Final = GLOBAL_FEATURES + 2 * PLAYER_FEATURES  # the structure comes last
 OBS_SIZE: Final = SLOTS_START + SLOTS * SLOT_FEATURES
 PRICE_SCALE: Final = 10.0
@@ -183,13 +189,21 @@ def encode_view(view: dict[str, Any]) -> np.ndarray:
     for name in view["tokensFromUnavailable"]:
         out[i + TOKEN_INDEX[name]] = 1.0
     i += N_TOKENS
+    # The box: the Great Library's draw pool (known with the open box).
+    for name in view["tokensUnavailable"]:
+        out[i + TOKEN_INDEX[name]] = 1.0
+    i += N_TOKENS
     for name in view["wondersAvailable"]:
+        out[i + WONDER_IDS[name]] = 1.0
+    i += N_WONDERS
+    # Out of the game: the draft's second round (open box) and the wonder lost to the 7th.
+    for name in view["wondersUnavailable"]:
         out[i + WONDER_IDS[name]] = 1.0
     i += N_WONDERS
     for name in view["discardedCards"]:
         out[i + CARD_IDS[name]] = 1.0
     i += N_CARDS
-    out[i] = len(view["discardedCards"]) / 10.0
+    out[i] = len(view["discardedCards"]) / DISCARD_SCALE
     i += 1
     # Players: player2 (the seat) first.
     for seat in (1, 0):
@@ -219,10 +233,10 @@ def encode_view(view: dict[str, Any]) -> np.ndarray:
 
 def _encode_player(out: np.ndarray, i: int, st: Any, seat: int) -> int:
     p = st.players[seat]
-    out[i] = p.coins / 10.0
+    out[i] = p.coins / COIN_SCALE
     i += 1
     for r in range(5):
-        out[i + r] = p.prod[r] / 3.0
+        out[i + r] = p.prod[r] / PROD_SCALE
     i += 5
     out[i] = float(p.wild_raw)
     out[i + 1] = float(p.wild_man)
@@ -231,7 +245,7 @@ def _encode_player(out: np.ndarray, i: int, st: Any, seat: int) -> int:
         out[i + r] = 1.0 if p.discount >> r & 1 else 0.0
     i += 5
     for c in range(7):
-        out[i + c] = p.color_count[c] / 5.0
+        out[i + c] = p.color_count[c] / COLOR_SCALE
     i += 7
     for s in range(7):
         out[i + s] = 1.0 if p.sym1 >> s & 1 else 0.0
@@ -243,13 +257,16 @@ def _encode_player(out: np.ndarray, i: int, st: Any, seat: int) -> int:
     for card in p.cards:
         out[i + card] = 1.0
     i += N_CARDS
+    removed = st.wonders_removed
     for w, age in zip(p.wonders, p.wonder_age, strict=True):
+        if w in removed:
+            continue
         out[i + w] = 1.0
         if age:
             out[i + N_WONDERS + w] = 1.0
         else:
             out[i + 2 * N_WONDERS + w] = st.wonder_price(seat, w) / PRICE_SCALE
     i += 3 * N_WONDERS
-    out[i] = st.score(seat)["TOTAL"] / 50.0
+    out[i] = st.score(seat)["TOTAL"] / SCORE_SCALE
     return i + 1
 

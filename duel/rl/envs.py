@@ -45,6 +45,9 @@ from duel.engine.data import (
 )
 from duel.match import decide
 from duel.rl.encoding import (
+    COIN_SCALE,
+    COLOR_SCALE,
+    DISCARD_SCALE,
     GLOBAL_FEATURES,
     N_ACTIONS,
     N_CARDS,
@@ -53,6 +56,8 @@ from duel.rl.encoding import (
     OBS_SIZE,
     PLAYER_FEATURES,
     PRICE_SCALE,
+    PROD_SCALE,
+    SCORE_SCALE,
     SLOT_FEATURES,
     SLOTS,
     action_mask,
@@ -70,13 +75,13 @@ _RNG_SEED_BOUND: Final = 2**63
 
 
 # ---------------------------------------------------------------------------- observation bounds
-# The encoder's scales, as literals in encode_view; a test checks that observations of random
-# games stay inside the bounds, which catches any drift between the two files.
-_COIN_SCALE: Final = 10.0
-_PROD_SCALE: Final = 3.0
-_COLOR_SCALE: Final = 5.0
-_SCORE_SCALE: Final = 50.0
-_DISCARD_SCALE: Final = 10.0
+# The encoder's scales; a test checks that observations of random games stay inside the
+# bounds, which catches any drift between the two files.
+_COIN_SCALE: Final = COIN_SCALE
+_PROD_SCALE: Final = PROD_SCALE
+_COLOR_SCALE: Final = COLOR_SCALE
+_SCORE_SCALE: Final = SCORE_SCALE
+_DISCARD_SCALE: Final = DISCARD_SCALE
 _CARDS_PER_GAME: Final = 3 * SLOTS
 
 
