@@ -156,7 +156,7 @@ def test_rule_agent_blocks_an_opponent_science_win() -> None:
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("nosuch", "unknown agent 'nosuch'; valid agents: llm, mcts, random, rule"),
+    ("nosuch", "unknown agent 'nosuch'; valid agents: dqn, llm, mcts, random, rule"),
     ("mcts:iters=5", "unknown parameter 'iters'; valid parameters: iterations, time"),
     ("mcts:iterations=abc", "iterations must be int, got 'abc'"),
     ("mcts:iterations", "expected key=value"),
@@ -217,4 +217,4 @@ def test_match_cli_prints_a_readable_log(capsys) -> None:  # type: ignore[no-unt
 def test_match_cli_bad_spec_exits_2(capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["match", "--p1", "bogus", "--p2", "rule"]) == 2
     err = capsys.readouterr().err
-    assert err.strip() == "duel match: unknown agent 'bogus'; valid agents: llm, mcts, random, rule"
+    assert err.strip() == "duel match: unknown agent 'bogus'; valid agents: dqn, llm, mcts, random, rule"
