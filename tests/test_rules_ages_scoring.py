@@ -72,6 +72,16 @@ def test_pawn_at_zero_the_player_who_took_the_last_card_chooses(last):
     assert s.current_player == 3 - last
 
 
+@pytest.mark.parametrize("first", [1, 2])
+def test_pawn_at_zero_the_taker_of_the_last_card_chooses_not_the_first_to_move(first):
+    """DECISIONS 4: pawn at 0: the player who took the Age's last card chooses, here the other
+    player than the one to move when the position was set up (two cards left, one each)."""
+    s = position(age=1, pyramid={18: "LUMBER_YARD", 19: "QUARRY"}, current=first)
+    s = play(s, discard(19), discard(18))
+    assert s.military == 0
+    assert s.step_name == "CHOOSE_STARTING_PLAYER" and s.current_player == 3 - first
+
+
 def test_start_player_is_decided_after_the_last_cards_shields():
     """DECISIONS 4: the pawn's position after the last card's effects counts: a Guard Tower taken
     last at 0 moves the pawn to +1, so player 2 chooses."""
@@ -122,6 +132,24 @@ def test_play_again_lost_at_zero_the_builder_only_chooses():
     assert s.step_name == "CHOOSE_STARTING_PLAYER" and s.current_player == 1 and s.age == 3
     s = play(s, start(2))
     assert s.step_name == "PLAY_CARD" and s.current_player == 2
+
+
+@pytest.mark.parametrize("age,chosen", [(1, 1), (1, 2), (2, 1), (2, 2)])
+@pytest.mark.parametrize("wonder_name,tokens_", [("THE_SPHINX", []),
+                                                 ("THE_PYRAMIDS", ["THEOLOGY"])])
+def test_play_again_with_the_last_card_is_not_carried_into_the_next_age(age, chosen, wonder_name,
+                                                                        tokens_):
+    """DECISIONS 5 / checklist "Play again on the last card": the extra turn is lost, not kept for
+    later: whoever starts the next Age plays one card, then the turn passes."""
+    s = last_card_of_age(age, military=0, current=1,
+                         p1={"cards": RICH if age == 2 else [], "coins": 20,
+                             "wonders": [wonder_name], "tokens": tokens_})
+    s = play(s, wonder(19, wonder_name))
+    assert s.step_name == "CHOOSE_STARTING_PLAYER" and s.current_player == 1
+    s = play(s, start(chosen), discard(19))
+    assert s.step_name == "PLAY_CARD" and s.current_player == 3 - chosen
+    s = play(s, discard(18))
+    assert s.current_player == chosen
 
 
 def test_theology_play_again_with_the_last_card_is_lost_too():

@@ -90,7 +90,8 @@ def test_setup_seven_coins_five_board_tokens_pawn_centre():
 
 def test_wonder_draft_order_and_hidden_second_round():
     """DECISIONS 3: draft P1 1, P2 2, P1 1; then P2 1, P1 2, P2 1. The second round's four wonders
-    stay hidden until that round starts."""
+    stay hidden until that round starts: neither named nor deducible, so the (open-box) wonders
+    out of the game, the complement of the draft, show only from round 2 on."""
     s = new_game(deal=Deal.from_json(DEAL))
     round2 = set(DEAL["wonderDraft"][4:])
     pickers = []
@@ -98,8 +99,11 @@ def test_wonder_draft_order_and_hidden_second_round():
         v = seat_view(s)
         if pick < 4:
             assert not (strings(v) & round2)
+            assert not (strings(v) & set(DEAL["wondersOut"]))
+            assert v["wondersUnavailable"] == []
             assert v["wondersAvailable"] == DEAL["wonderDraft"][pick:4]
         else:
+            assert sorted(v["wondersUnavailable"]) == sorted(DEAL["wondersOut"])
             assert v["wondersAvailable"] == DEAL["wonderDraft"][pick:8]
         pickers.append(s.current_player)
         s = s.apply(select(v["wondersAvailable"][0]))

@@ -158,24 +158,28 @@ def test_hidden_box_shows_no_boxed_token_or_wonder(seed: int) -> None:
 @pytest.mark.parametrize("seed", [0, 3, 14])
 def test_open_box_shows_the_box_sorted(seed: int) -> None:
     """Open box: the boxed tokens and the 4 undrafted wonders show, sorted, so the order the
-    Great Library will draw in never shows."""
+    Great Library will draw in never shows. The undrafted wonders show from the draft's second
+    round on: during round 1 they would give away round 2's four wonders by elimination."""
     for i, state in enumerate(states(seed, open_box=True)):
         view = seat_view(state)
         assert view["tokensUnavailable"] == [TOKEN_NAMES[t] for t in sorted(state.tokens_box)]
-        out = [WONDER_NAMES[w] for w in sorted(state.deal.wonders_out)]
+        round1 = state.step_name == "WONDER_SELECTION" and state.draft_pick < 4
+        out = [] if round1 else [WONDER_NAMES[w] for w in sorted(state.deal.wonders_out)]
         assert view["wondersUnavailable"] == out + [WONDER_NAMES[w] for w in
                                                      state.wonders_removed]
         if i == 0:
-            assert len(view["tokensUnavailable"]) == 5 and len(out) == 4
+            assert len(view["tokensUnavailable"]) == 5 and out == []
             assert sorted(view["tokensUnavailable"] + view["tokensAvailable"]) == \
                 sorted(TOKEN_NAMES)
+        if i == 4:  # round 2 of the draft: all 8 drafted wonders are known, so the 4 out are too
+            assert state.draft_pick == 4 and len(out) == 4
 
 
 def test_new_game_views_differ_only_in_the_box() -> None:
     open_view = seat_view(new_game(42, open_box=True))
     hidden_view = seat_view(new_game(42, open_box=False))
     diff = {k for k in open_view if open_view[k] != hidden_view[k]}
-    assert diff == {"tokensUnavailable", "wondersUnavailable"}
+    assert diff == {"tokensUnavailable"}  # the wonders out show from round 2 of the draft
 
 
 # ---------------------------------------------------------------------------- wonder draft
@@ -203,6 +207,9 @@ def test_wonder_selection_view(seed: int, open_box: bool) -> None:
             if pick < 4:
                 for w in round2:
                     assert w not in text, f"round-2 wonder {w} shown at pick {pick}"
+                # Nor deducible: the wonders named in the view leave at least 8 unnamed.
+                named = {w for w in WONDER_NAMES if re.search(rf"\b{w}\b", text)}
+                assert len(named) <= 4, f"{sorted(named)} named at pick {pick}"
             # No card name at all: the structure is not on the table yet.
             assert not any(re.search(rf"\b{c}\b", text) for c in CARD_NAMES)
         owned = {**seat_view(state)["player1"]["wonders"], **seat_view(state)["player2"]["wonders"]}

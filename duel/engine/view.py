@@ -71,9 +71,12 @@ def seat_view(state: GameState, as_player2: int | None = None) -> dict[str, Any]
             up = (state.face_up >> slot) & 1
             pyramid[str(slot)] = {"cardName": CARDS[card].name if up else back_name(card),
                                   "isActive": bool((state.accessible >> slot) & 1)}
-    # Sorted, so that the order of the box (the Great Library's draws) never shows.
+    # Sorted, so that the order of the box (the Great Library's draws) never shows. The wonders
+    # out of the game show only once the draft's second round is revealed: during round 1 they
+    # would name round 2's four wonders by elimination (DECISIONS: those stay hidden until then).
+    show_out = state.open_box and (state.step != WONDER_SELECTION or state.draft_pick >= 4)
     unavailable_wonders = [WONDER_NAMES[w] for w in sorted(state.deal.wonders_out)] \
-        if state.open_box else []
+        if show_out else []
     unavailable_wonders += [WONDER_NAMES[w] for w in state.wonders_removed]
     current = state.current + 1
     if flip:
