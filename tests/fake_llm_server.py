@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -12,13 +13,14 @@ from typing import Any
 
 
 class Scripted:
-    """One scripted HTTP reply."""
+    """One scripted HTTP reply (`raw`: send these bytes instead of JSON)."""
 
-    def __init__(self, body: Any, status: int = 200, headers: dict[str, str] | None = None
-                 ) -> None:
+    def __init__(self, body: Any, status: int = 200, headers: dict[str, str] | None = None,
+                 raw: bytes | None = None) -> None:
         self.body = body
         self.status = status
         self.headers = headers or {}
+        self.raw = raw
 
 
 def openai_reply(content: str | None = None, tool_args: str | None = None,
@@ -39,7 +41,7 @@ def openai_reply(content: str | None = None, tool_args: str | None = None,
 
 def anthropic_reply(tool_input: Any = None, text: str | None = None,
                     stop: str = "tool_use", input_tokens: int = 100, output_tokens: int = 30,
-                    cache_read: int = 1100) -> Scripted:
+                    cache_read: int = 1100, cache_write: int = 0) -> Scripted:
     content: list[dict[str, Any]] = []
     if text is not None:
         content.append({"type": "text", "text": text})
@@ -50,13 +52,17 @@ def anthropic_reply(tool_input: Any = None, text: str | None = None,
         "id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
         "content": content, "stop_reason": stop, "stop_sequence": None,
         "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens,
-                  "cache_read_input_tokens": cache_read, "cache_creation_input_tokens": 0},
+                  "cache_read_input_tokens": cache_read,
+                  "cache_creation_input_tokens": cache_write},
     })
 
 
-def error_reply(status: int, headers: dict[str, str] | None = None) -> Scripted:
-    return Scripted({"error": {"message": f"scripted {status}", "type": "error"}}, status,
-                    headers)
+def error_reply(status: int, headers: dict[str, str] | None = None,
+                code: str | None = None) -> Scripted:
+    error: dict[str, Any] = {"message": f"scripted {status}", "type": "error"}
+    if code is not None:
+        error["code"] = code
+    return Scripted({"error": error}, status, headers)
 
 
 class FakeLLMServer:
@@ -64,6 +70,10 @@ class FakeLLMServer:
         self.responder = responder  # replies when the script is empty
         self.script: deque[Scripted] = deque()
         self.requests: list[dict[str, Any]] = []
+        self.delay = 0.0  # seconds before each reply
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -73,15 +83,24 @@ class FakeLLMServer:
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                server.requests.append({"path": self.path, "headers": dict(self.headers),
-                                        "body": body})
-                if server.script:
-                    reply = server.script.popleft()
-                elif server.responder is not None:
-                    reply = server.responder(body)
-                else:
-                    reply = error_reply(500)
-                data = json.dumps(reply.body).encode()
+                with server._lock:
+                    server.requests.append({"path": self.path, "headers": dict(self.headers),
+                                            "body": body})
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                    if server.script:
+                        reply = server.script.popleft()
+                    elif server.responder is not None:
+                        reply = server.responder(body)
+                    else:
+                        reply = error_reply(500)
+                try:
+                    if server.delay:
+                        time.sleep(server.delay)
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
+                data = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
@@ -91,7 +110,8 @@ class FakeLLMServer:
                 self.wfile.write(data)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),
+                                       daemon=True)
 
     @property
     def url(self) -> str:

@@ -148,7 +148,8 @@ def test_each_failure_category_is_recorded_and_reasked(server: FakeLLMServer, ba
     assert d.details["llm"]["legal_at_attempt"] == 2
     reask = server.requests[1]["body"]["messages"][-1]["content"]
     assert words in reask and "Your move was not accepted" in reask
-    assert "Legal moves include" in reask
+    assert "The step is PLAY_CARD. The legal moves now are:" in reask
+    assert "- DISCARD with cardIndex 14, 15, 16, 17, 18, 19" in reask
     # the model's own reply is kept before the re-ask
     assert server.requests[1]["body"]["messages"][-2]["role"] == "assistant"
 
@@ -330,3 +331,274 @@ def test_seat_relabelling_maps_the_start_player_choice() -> None:
 
     move, _, _ = decide(Me(), state, rng)
     assert move.player_number == state.current_player  # "me" in the true labels
+
+
+# ---------------------------------------------------------------- Anthropic, failures and usage
+
+def anthropic_agent(srv: FakeLLMServer, extra: str = "") -> LLMAgent:
+    agent = make_agent(f"llm:anthropic:claude-sonnet-4-5,base_url={srv.url},backoff=0.01{extra}")
+    assert isinstance(agent, LLMAgent)
+    return agent
+
+
+@pytest.mark.parametrize("bad, category, words", [
+    (anthropic_reply({"move": "DISCARD"}, stop="max_tokens"), "TRUNCATED", "cut off"),
+    (anthropic_reply(stop="end_turn"), "EMPTY", "empty"),
+    (anthropic_reply(text="I would build the Palace.", stop="end_turn"), "UNPARSABLE",
+     "no JSON object"),
+    (anthropic_reply({"move": "DISCARD", "moveData": {"slot": 3}}), "SCHEMA",
+     "'cardIndex' is a required property"),
+    (anthropic_reply({"move": "SELECT_WONDER", "moveData": {"wonder": "THE_SPHINX"}}), "ILLEGAL",
+     "SELECT_WONDER is not a move of step PLAY_CARD"),
+])
+def test_anthropic_failure_categories(server: FakeLLMServer, bad: Any, category: str,
+                                      words: str) -> None:
+    view, legal = play_card_position()
+    server.enqueue(bad, anthropic_reply(legal[0].to_json()))
+    d = anthropic_agent(server).choose(view, legal, random.Random(0))
+    assert d.move == legal[0]
+    calls = d.details["llm"]["calls"]
+    assert [c["category"] for c in calls] == [category, "OK"]
+    messages = server.requests[1]["body"]["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert words in messages[-1]["content"]
+
+
+def test_anthropic_429_with_retry_after_and_529_are_retried(server: FakeLLMServer) -> None:
+    view, legal = play_card_position()
+    server.enqueue(error_reply(429, {"retry-after": "0.2"}), error_reply(529),
+                   anthropic_reply(legal[0].to_json()))
+    start = time.perf_counter()
+    d = anthropic_agent(server, ",max_attempts=1").choose(view, legal, random.Random(0))
+    assert time.perf_counter() - start >= 0.2
+    assert [c["category"] for c in d.details["llm"]["calls"]] == ["TRANSPORT", "TRANSPORT", "OK"]
+    assert d.details["llm"]["legal_at_attempt"] == 1
+
+
+def test_anthropic_cache_writes_are_priced(server: FakeLLMServer) -> None:
+    view, legal = play_card_position()
+    server.enqueue(anthropic_reply(legal[0].to_json(), input_tokens=50, output_tokens=30,
+                                   cache_read=0, cache_write=10000))
+    call = anthropic_agent(server).choose(view, legal, random.Random(0)).details["llm"]["calls"][0]
+    assert (call["input_tokens"], call["cached_tokens"], call["cache_write_tokens"]) == \
+        (10050, 0, 10000)
+    assert call["finish_reason"] == "tool_use"
+    assert call["cost_usd"] == pytest.approx((50 * 3.0 + 10000 * 3.75 + 30 * 15.0) / 1e6)
+
+
+# ---------------------------------------------------------------- OpenAI and compatible details
+
+def test_openai_sends_max_completion_tokens_and_compat_max_tokens(server: FakeLLMServer) -> None:
+    view, legal = play_card_position()
+    server.enqueue(openai_reply(json.dumps(legal[0].to_json())),
+                   openai_reply(tool_args=json.dumps(legal[0].to_json())))
+    openai_agent(server, ",max_tokens=123,temperature=0.5").choose(view, legal, random.Random(0))
+    make_agent(f"llm:compat:qwen@{server.url}/v1,max_tokens=77").choose(
+        view, legal, random.Random(0))
+    first, second = (r["body"] for r in server.requests)
+    assert first["max_completion_tokens"] == 123 and "max_tokens" not in first
+    assert first["temperature"] == 0.5 and first["model"] == "gpt-4o-mini"
+    assert second["max_tokens"] == 77 and second["model"] == "qwen"
+    headers = {k.lower(): v for k, v in server.requests[0]["headers"].items()}
+    assert headers["authorization"] == "Bearer sk-test"
+
+
+def test_a_refusal_is_recorded_and_reasked(server: FakeLLMServer) -> None:
+    view, legal = play_card_position()
+    refusal = openai_reply(None)
+    refusal.body["choices"][0]["message"]["refusal"] = "I can't help with that."
+    server.enqueue(refusal, openai_reply(json.dumps(legal[0].to_json())))
+    calls = openai_agent(server).choose(view, legal, random.Random(0)).details["llm"]["calls"]
+    assert calls[0]["category"] == "UNPARSABLE" and calls[0]["raw"] == "I can't help with that."
+
+
+def test_a_malformed_response_body_is_a_retried_transport_failure(server: FakeLLMServer) -> None:
+    from fake_llm_server import Scripted
+
+    view, legal = play_card_position()
+    server.enqueue(Scripted(None, raw=b"<html>bad gateway</html>"),
+                   openai_reply(json.dumps(legal[0].to_json())))
+    d = openai_agent(server, ",max_attempts=1").choose(view, legal, random.Random(0))
+    assert [c["category"] for c in d.details["llm"]["calls"]] == ["TRANSPORT", "OK"]
+
+
+def test_a_refused_request_spends_an_attempt(server: FakeLLMServer) -> None:
+    view, legal = play_card_position()
+    server.enqueue(error_reply(400), openai_reply(json.dumps(legal[0].to_json())))
+    d = openai_agent(server).choose(view, legal, random.Random(0))
+    calls = d.details["llm"]["calls"]
+    assert [(c["category"], c["attempt"]) for c in calls] == [("TRANSPORT", 1), ("OK", 2)]
+    assert "HTTP 400" in calls[0]["error"]
+
+
+def test_retry_after_ms_and_http_dates_are_read() -> None:
+    from email.utils import formatdate
+
+    from duel.agents.llm.providers import _retry_after
+
+    class Exc:
+        def __init__(self, headers: dict[str, str]) -> None:
+            self.response = type("R", (), {"headers": headers})()
+
+    assert _retry_after(Exc({"retry-after-ms": "1500"})) == 1.5
+    assert _retry_after(Exc({"retry-after": "2"})) == 2.0
+    later = _retry_after(Exc({"retry-after": formatdate(time.time() + 30, usegmt=True)}))
+    assert later is not None and 25 < later <= 31
+    assert _retry_after(Exc({"retry-after": "soon"})) is None
+    assert _retry_after(Exc({})) is None
+
+
+def test_used_up_quota_is_a_clear_error_not_a_retry(server: FakeLLMServer) -> None:
+    view, legal = play_card_position()
+    server.enqueue(error_reply(429, code="insufficient_quota"))
+    with pytest.raises(LLMConfigError, match="quota"):
+        openai_agent(server).choose(view, legal, random.Random(0))
+    assert len(server.requests) == 1
+
+
+def test_calls_are_capped_per_endpoint(server: FakeLLMServer) -> None:
+    """Two games at once against one endpoint with concurrency=1: one call at a time."""
+    import threading
+
+    view, legal = play_card_position()
+    server.responder = lambda body: openai_reply(json.dumps(legal[0].to_json()))
+    server.delay = 0.3
+    results: list[Any] = []
+
+    def play(agent: LLMAgent) -> None:
+        results.append(agent.choose(view, legal, random.Random(0)).move)
+
+    for cap, expected in ((1, 1), (2, 2)):
+        server.max_in_flight = 0
+        url = f"{server.url}/v{cap}"  # a separate endpoint per cap (the first agent's cap holds)
+        agents = [make_agent(f"llm:compat:m{i}@{url},concurrency={cap},mode=text")
+                  for i in range(2)]
+        threads = [threading.Thread(target=play, args=(a,)) for a in agents]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert server.max_in_flight == expected
+    assert results == [legal[0]] * 4
+
+
+# ---------------------------------------------------------------- prices
+
+def test_a_failed_call_costs_zero_only_when_the_price_is_known(server: FakeLLMServer) -> None:
+    view, legal = play_card_position()
+    server.enqueue(error_reply(500), openai_reply(json.dumps(legal[0].to_json())))
+    calls = openai_agent(server).choose(view, legal, random.Random(0)).details["llm"]["calls"]
+    assert calls[0]["category"] == "TRANSPORT" and calls[0]["cost_usd"] == 0.0
+    server.enqueue(error_reply(500), openai_reply(json.dumps(legal[0].to_json())))
+    agent = make_agent(f"llm:compat:mystery@{server.url}/v1,backoff=0.01")
+    calls = agent.choose(view, legal, random.Random(0)).details["llm"]["calls"]
+    assert [c["cost_usd"] for c in calls] == [None, None]
+    totals = llm_totals([{"llm": {"calls": calls, "attempts": 1, "legal_at_attempt": 1,
+                                  "fallback": None}}])
+    assert totals is not None and totals["cost_usd"] is None
+    from duel.agents.llm.accounting import totals_line
+    assert "unknown price" in totals_line(1, totals) and "$0" not in totals_line(1, totals)
+
+
+def test_the_price_table_can_be_overridden(server: FakeLLMServer, tmp_path: Any,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from duel.agents import SpecError
+
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"mystery": {"input": 1.0, "output": 2.0},
+                                  "gpt-4o-mini": {"input": 10.0, "output": 20.0}}))
+    monkeypatch.setenv("DUEL_PRICES", str(prices))
+    view, legal = play_card_position()
+    server.enqueue(openai_reply(json.dumps(legal[0].to_json()), prompt_tokens=1000,
+                                completion_tokens=10, cached=0))
+    d = make_agent(f"llm:compat:mystery@{server.url}/v1").choose(view, legal, random.Random(0))
+    assert d.details["llm"]["calls"][0]["cost_usd"] == pytest.approx((1000 + 20) / 1e6)
+    prices.write_text(json.dumps({"mystery": {"output": 2.0}}))
+    with pytest.raises(SpecError, match="needs \"input\" and \"output\""):
+        make_agent(f"llm:compat:mystery@{server.url}/v1")
+
+
+# ---------------------------------------------------------------- specs
+
+@pytest.mark.parametrize("spec, words", [
+    ("llm:bogus:x", "unknown provider 'bogus'"),
+    ("llm:openai", "needs a model"),
+    ("llm:compat:qwen", "needs MODEL@URL"),
+    ("llm:compat:qwen@ftp://x", "needs MODEL@URL"),
+    ("llm:openai:gpt-4o-mini,fallback=pray", "fallback must be one of"),
+    ("llm:openai:gpt-4o-mini,max_attempts=0", "max_attempts must be at least 1"),
+    ("llm:openai:gpt-4o-mini,concurrency=0", "concurrency must be at least 1"),
+    ("llm:openai:gpt-4o-mini,prompt=nope", "unknown prompt variant"),
+    ("llm:openai:gpt-4o-mini,mode=xml", "mode must be"),
+    ("llm:openai:gpt-4o-mini,colour=red", "unknown parameter 'colour'"),
+    ("llm:anthropic:claude-sonnet-4-5,mode=tool", "always uses a forced tool"),
+])
+def test_bad_specs_are_clear_errors(server: FakeLLMServer, spec: str, words: str) -> None:
+    from duel.agents import SpecError
+
+    with pytest.raises(SpecError, match=words):
+        make_agent(spec)
+
+
+def test_spec_options_reach_the_agent(server: FakeLLMServer) -> None:
+    agent = make_agent("llm:openai:gpt-4o-mini,prompt=errata,temperature=0.7,max_attempts=5,"
+                       "fallback=forfeit,max_tokens=99")
+    assert isinstance(agent, LLMAgent)
+    assert (agent.variant.name, agent.temperature, agent.max_attempts, agent.fallback,
+            agent.max_tokens) == ("errata", 0.7, 5, "forfeit", 99)
+    compat = make_agent("llm:compat:qwen2.5:0.5b@http://127.0.0.1:11434/v1,prompt=compact")
+    assert isinstance(compat, LLMAgent)
+    assert compat.provider.model == "qwen2.5:0.5b" and compat.variant.name == "compact"
+
+
+# ---------------------------------------------------------------- structured replies, any shape
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-30, 30) | st.floats(allow_nan=False)
+    | st.sampled_from(["DISCARD", "CONSTRUCT_BUILDING", "CONSTRUCT_WONDER", "THE_SPHINX",
+                       "LAW", "move", "moveData", "cardIndex", ""]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["move", "moveData", "cardIndex", "wonder", "x"]), inner,
+                      max_size=3),
+    max_leaves=8)
+
+
+class StructuredProvider(ScriptedProvider):
+    """Replies with arbitrary decoded objects (as a tool call would) and finish reasons."""
+
+    def __init__(self, replies: list[tuple[Any, str, bool]]) -> None:
+        super().__init__([])
+        self.replies = replies
+
+    async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
+                       temperature: float) -> Reply:
+        if not self.replies:
+            return Reply("", None, "stop")
+        obj, finish, truncated = self.replies.pop(0)
+        return Reply(json.dumps(obj), obj, finish, 10, 5, 0, truncated=truncated)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(replies=st.lists(st.tuples(JSONISH, st.sampled_from(["stop", "length", "tool_use", ""]),
+                                  st.booleans()), max_size=4),
+       fallback=st.sampled_from(["random", "rule", "forfeit"]))
+def test_arbitrary_structured_replies_never_crash(replies: list[tuple[Any, str, bool]],
+                                                  fallback: str) -> None:
+    view, legal = play_card_position()
+    agent = LLMAgent(StructuredProvider(list(replies)), get_variant("legal-moves"), "llm:s",
+                     max_attempts=3, fallback=fallback)
+    d = agent.choose(view, legal, random.Random(0))
+    llm = d.details["llm"]
+    assert d.move in legal
+    assert (llm["legal_at_attempt"] is None) == (llm["fallback"] == fallback)
+    assert d.forfeit == (llm["fallback"] == "forfeit")
+    assert 1 <= len(llm["calls"]) <= 3
+
+
+def test_deeply_nested_replies_do_not_crash() -> None:
+    view, legal = play_card_position()
+    deep = "[" * 100_000 + "]" * 100_000
+    agent = LLMAgent(ScriptedProvider(["{" * 50_000, deep, '{"a": ' + deep + "}"]),
+                     get_variant("baseline"), "llm:s", max_attempts=3)
+    d = agent.choose(view, legal, random.Random(0))
+    assert d.move in legal and d.details["llm"]["fallback"] == "random"

@@ -13,13 +13,18 @@ import hashlib
 import json
 import tomllib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Any
 
 from duel.engine import Move
 
 TURN_TEMPLATE_VERSION = "1"
+
+# A fixed turn, rendered into the hash so that any change to the turn message's wording changes it.
+_HASH_VIEW: dict[str, Any] = {"step": "PLAY_CARD", "age": 1}
+_HASH_MOVES: list[tuple[Move, int]] = [(Move("DISCARD", card_index=0), 0),
+                                       (Move("CONSTRUCT_BUILDING", card_index=1), 3)]
 
 
 class PromptError(ValueError):
@@ -33,12 +38,15 @@ class Variant:
     system: str
     legal_moves: bool
 
-    @property
+    @cached_property
     def hash(self) -> str:
-        """Stable: changes exactly when the rules text or the turn format changes."""
+        """Stable across runs and machines: changes exactly when the rules text or the turn
+        message (its wording, or whether it lists the legal moves) changes. The name and the
+        description are not part of it."""
         h = hashlib.sha256()
         h.update(self.system.encode())
-        h.update(f"\0turn:{TURN_TEMPLATE_VERSION}:legal={self.legal_moves}".encode())
+        h.update(f"\0turn:{TURN_TEMPLATE_VERSION}:legal={self.legal_moves}\0".encode())
+        h.update(self.turn_message(_HASH_VIEW, _HASH_MOVES).encode())
         return h.hexdigest()[:16]
 
     def token_estimate(self) -> int:
@@ -71,16 +79,25 @@ def _build(spec: dict[str, Any], source: str) -> Variant:
     try:
         system = _text(spec["rules"])
         for edit in spec.get("replace", []):
+            if not edit["old"]:
+                raise PromptError(f"{source}: an empty replacement target")
             count = system.count(edit["old"])
             if count != 1:
                 raise PromptError(f"{source}: replacement text found {count} times, not once: "
                                   f"{edit['old'][:60]!r}")
             system = system.replace(edit["old"], edit["new"])
         for cut in spec.get("cut", []):
+            # the span from `start` up to (not including) `end`; each marker must occur once
+            for key in ("start", "end"):
+                count = system.count(cut[key])
+                if count != 1:
+                    raise PromptError(f"{source}: cut marker found {count} times, not once: "
+                                      f"{cut[key][:60]!r}")
             start = system.find(cut["start"])
-            end = system.find(cut["end"], start + 1)
-            if start < 0 or end < 0:
-                raise PromptError(f"{source}: cut markers not found: {cut['start'][:40]!r}")
+            end = system.find(cut["end"])
+            if end <= start:
+                raise PromptError(f"{source}: cut end marker comes before its start: "
+                                  f"{cut['end'][:60]!r}")
             system = system[:start] + system[end:]
         for name in spec.get("addenda", []):
             system += _text(name)

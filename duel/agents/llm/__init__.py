@@ -33,22 +33,30 @@ class LocalProvider:
     """The OpenAI-compatible provider of the local llama.cpp server, started on first use."""
 
     def __init__(self, mode: str, timeout: float) -> None:
+        if mode not in ("tool", "json_object", "text"):
+            # llama.cpp's server rejects response_format json_schema
+            raise SpecError("llm:local: mode must be tool, json_object or text")
         self.name = "local"
         self.model = "local"
         self.mode = mode
         self.timeout = timeout
         self._inner: OpenAIProvider | None = None
+        self._url = ""
 
     async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
                        temperature: float) -> Reply:
-        if self._inner is None:
-            import asyncio
+        import asyncio
 
-            from duel.agents.llm.local import LocalServer
+        from duel.agents.llm.local import LocalServer
 
-            url = await asyncio.to_thread(LocalServer.shared().ensure_started)
+        # Started on first use; started again (on a new port) if it died since.
+        url = await asyncio.to_thread(LocalServer.shared().ensure_started)
+        if self._inner is None or url != self._url:
+            if self._inner is not None:
+                await self._inner.close()
             self._inner = OpenAIProvider("local", "local", "sk-local", url, self.mode,
                                          self.timeout)
+            self._url = url
         return await self._inner.complete(system, messages, max_tokens, temperature)
 
     async def close(self) -> None:
@@ -61,6 +69,13 @@ def _key(env: str, provider: str) -> str:
     if not key:
         raise SpecError(f"llm:{provider} needs the {env} environment variable")
     return key
+
+
+def _endpoint(provider: str, target: str, base_url: str | None) -> str:
+    """The key of the concurrency cap: one per provider endpoint, whatever the model."""
+    if provider == "compat":
+        return "compat:" + target.partition("@")[2].rstrip("/")
+    return f"{provider}:{(base_url or 'default').rstrip('/')}"
 
 
 def parse_llm_spec(rest: str) -> LLMAgent:
@@ -110,7 +125,7 @@ def parse_llm_spec(rest: str) -> LLMAgent:
                          params["max_attempts"], params["fallback"], params["max_tokens"],
                          params["transport_retries"], params["backoff"],
                          params["concurrency"],
-                         endpoint=f"{provider_name}:{base_url or target}")
+                         endpoint=_endpoint(provider_name, target, base_url))
     except ValueError as exc:
         if isinstance(exc, SpecError):
             raise

@@ -1,7 +1,9 @@
 """The LLM player: the rules prompt in, a validated move out, with re-asks and a fallback.
 
 Per move: one conversation of at most `max_attempts` attempts. Each attempt is a call (transport
-failures are retried with backoff and do not use an attempt), then the checks, in order:
+failures are retried with backoff honouring retry-after and do not use an attempt; only when
+`transport_retries` run out, or the provider refuses the request, is the attempt spent), then the
+checks, in order:
 TRUNCATED (finish reason length), EMPTY, UNPARSABLE (no JSON object), SCHEMA (pydantic and the
 published move schema), ILLEGAL (the engine's legal moves). A failed attempt is answered with the
 reason in the game's words, and the model is asked again. After the last attempt the fallback
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,10 +24,21 @@ from tenacity.wait import wait_base
 
 from duel.agents.base import Decision, RandomAgent
 from duel.agents.llm import runner
-from duel.agents.llm.prices import cost
+from duel.agents.llm.prices import cost, price_table
 from duel.agents.llm.providers import LLMConfigError, Provider, Reply, RequestError, TransportError
 from duel.agents.llm.schema import last_json_object, pydantic_error
 from duel.engine import InfoSet, InvalidMoveError, Move
+from duel.engine.moves import (
+    CHOOSE_PROGRESS_TOKEN,
+    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,
+    CHOOSE_STARTING_PLAYER,
+    CONSTRUCT_BUILDING,
+    CONSTRUCT_FROM_DISCARD,
+    CONSTRUCT_WONDER,
+    DESTROY_CARD,
+    DISCARD,
+    SELECT_WONDER,
+)
 from duel.prompts import Variant
 from duel.schemas import move_schema_error
 
@@ -39,17 +53,21 @@ FALLBACKS = ("forfeit", "random", "rule")
 
 
 class WaitRetryAfter(wait_base):
-    """Honour the server's retry-after; else exponential backoff from `base` seconds."""
+    """Honour the server's retry-after (up to `retry_after_cap` seconds); else exponential
+    backoff from `base` seconds, capped at `cap`, with jitter so that many games do not retry
+    in lockstep."""
 
-    def __init__(self, base: float, cap: float = 60.0) -> None:
+    def __init__(self, base: float, cap: float = 60.0, retry_after_cap: float = 600.0) -> None:
         self.base = base
         self.cap = cap
+        self.retry_after_cap = retry_after_cap
 
     def __call__(self, retry_state: Any) -> float:
         exc = retry_state.outcome.exception() if retry_state.outcome else None
         if isinstance(exc, TransportError) and exc.retry_after is not None:
-            return min(self.cap, exc.retry_after)
-        return float(min(self.cap, self.base * 2 ** (retry_state.attempt_number - 1)))
+            return min(self.retry_after_cap, exc.retry_after)
+        backoff = min(self.cap, self.base * 2 ** (retry_state.attempt_number - 1))
+        return float(backoff * random.uniform(0.75, 1.0))
 
 
 class LLMAgent:
@@ -61,6 +79,13 @@ class LLMAgent:
             raise ValueError(f"fallback must be one of {', '.join(FALLBACKS)}")
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
+        if max_tokens < 1:
+            raise ValueError("max_tokens must be at least 1")
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if transport_retries < 0 or backoff < 0:
+            raise ValueError("transport_retries and backoff must not be negative")
+        self.prices = price_table()  # read once: a bad DUEL_PRICES file fails here, not mid-game
         self.provider = provider
         self.variant = variant
         self.spec = spec
@@ -99,17 +124,21 @@ class LLMAgent:
             if move is not None:
                 return Decision(move, self._details(calls, attempt, None))
             messages.append({"role": "assistant", "content": reply.text or "(empty reply)"})
-            messages.append({"role": "user", "content": self._reask(reason, legal)})
+            messages.append({"role": "user",
+                             "content": self._reask(reason, legal, str(view.get("step", "")))})
         return self._fallback(view, legal, rng, calls)
 
     async def _call(self, messages: list[dict[str, str]], attempt: int,
                     calls: list[dict[str, Any]]) -> tuple[Reply | None, str]:
+        """One attempt's call, retrying transport failures (each retry recorded, none of them
+        using up an attempt). Returns the reply, or None and why there is none."""
         retrying = AsyncRetrying(
             retry=retry_if_exception_type(TransportError),
             wait=WaitRetryAfter(self.backoff),
             stop=stop_after_attempt(self.transport_retries + 1),
             reraise=True)
         sem = runner.semaphore(self.endpoint, self.concurrency)
+        start = time.perf_counter()
         try:
             async for try_ in retrying:
                 with try_:
@@ -127,29 +156,35 @@ class LLMAgent:
         except TransportError:
             return None, "transport"
         except RequestError as exc:
-            calls.append(self._record(attempt, TRANSPORT, None, time.perf_counter(), str(exc)))
+            calls.append(self._record(attempt, TRANSPORT, None, start, str(exc)))
             return None, "request"
         except LLMConfigError as exc:
-            calls.append(self._record(attempt, TRANSPORT, None, time.perf_counter(), str(exc)))
+            calls.append(self._record(attempt, TRANSPORT, None, start, str(exc)))
             return None, "config"
         return None, "transport"
 
     def _record(self, attempt: int, category: str, reply: Reply | None, start: float,
                 error: str) -> dict[str, Any]:
+        model = self.provider.model
         rec: dict[str, Any] = {
-            "provider": self.provider.name, "model": self.provider.model,
+            "provider": self.provider.name, "model": model,
             "variant": self.variant.name, "variant_hash": self.variant.hash,
             "attempt": attempt, "category": category,
             "latency_s": round(time.perf_counter() - start, 3),
-            "input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "cost_usd": 0.0,
+            "input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "cache_write_tokens": 0,
+            # a call that returned nothing costs nothing, if the model has a price at all
+            "cost_usd": cost(model, 0, 0, 0, self.prices),
             "finish_reason": "", "raw": "",
         }
         if reply is not None:
             rec.update(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
-                       cached_tokens=reply.cached_tokens, finish_reason=reply.finish_reason,
-                       raw=reply.text,
-                       cost_usd=cost(self.provider.model, reply.input_tokens,
-                                     reply.output_tokens, reply.cached_tokens))
+                       cached_tokens=reply.cached_tokens,
+                       cache_write_tokens=reply.cache_write_tokens,
+                       finish_reason=reply.finish_reason,
+                       raw=reply.raw if reply.raw is not None else reply.text,
+                       cost_usd=cost(model, reply.input_tokens, reply.output_tokens,
+                                     reply.cached_tokens, self.prices,
+                                     reply.cache_write_tokens))
         if error:
             rec["error"] = error
         return rec
@@ -157,7 +192,7 @@ class LLMAgent:
     def _check(self, reply: Reply, legal: list[Move], state: Any
                ) -> tuple[str, Move | None, str]:
         """Category, the move if it is legal, and the reason in the game's words if not."""
-        if reply.finish_reason == "length":
+        if reply.truncated or reply.finish_reason == "length":
             return TRUNCATED, None, (f"your answer was cut off at {self.max_tokens} tokens; "
                                      "answer with the JSON object only")
         obj = reply.structured
@@ -179,13 +214,12 @@ class LLMAgent:
             return ILLEGAL, None, f"that move is not legal: {state.why_illegal(move)}"
         return OK, move, ""
 
-    def _reask(self, reason: str, legal: list[Move]) -> str:
-        kinds = sorted({m.kind for m in legal})
-        examples = [json.dumps(m.to_json()) for m in legal[:12]]
-        more = f" (and {len(legal) - 12} more)" if len(legal) > 12 else ""
+    def _reask(self, reason: str, legal: list[Move], step: str) -> str:
+        """The re-ask: why the move was refused, in the game's words, then what is valid now."""
         return (f"Your move was not accepted: {reason}.\n"
-                f"This step expects {' or '.join(kinds)}. Legal moves include: "
-                f"{', '.join(examples)}{more}.\n"
+                f"The step is {step}. The legal moves now are:\n"
+                + "\n".join(f"- {line}" for line in valid_moves(legal))
+                + f"\nFor example: {json.dumps(legal[0].to_json())}\n"
                 'Answer again with only the JSON object {"move": ..., "moveData": {...}}.')
 
     def _fallback(self, view: dict[str, Any], legal: list[Move], rng: random.Random,
@@ -206,3 +240,32 @@ class LLMAgent:
         return {"llm": {"calls": calls, "attempts": max((c["attempt"] for c in calls), default=0),
                         "legal_at_attempt": legal_at, "fallback": fallback,
                         "variant": self.variant.name, "variant_hash": self.variant.hash}}
+
+
+def valid_moves(legal: list[Move]) -> list[str]:
+    """The legal moves, one line per move kind, naming the valid slots and names."""
+    groups: dict[str, list[Move]] = defaultdict(list)
+    for m in legal:
+        groups[m.kind].append(m)
+    lines = []
+    for kind, moves in groups.items():
+        if kind in (CONSTRUCT_BUILDING, DISCARD):
+            lines.append(f"{kind} with cardIndex {', '.join(str(m.card_index) for m in moves)}")
+        elif kind == CONSTRUCT_WONDER:
+            slots: dict[str, list[int]] = defaultdict(list)
+            for m in moves:
+                slots[m.wonder].append(m.card_index)
+            lines.append(f"{kind} with wonder " + "; ".join(
+                f"{w} (cardIndex {', '.join(map(str, s))})" for w, s in slots.items()))
+        elif kind == SELECT_WONDER:
+            lines.append(f"{kind} with wonder {', '.join(m.wonder for m in moves)}")
+        elif kind in (CHOOSE_PROGRESS_TOKEN, CHOOSE_PROGRESS_TOKEN_FROM_DISCARD):
+            lines.append(f"{kind} with progressToken {', '.join(m.token for m in moves)}")
+        elif kind in (DESTROY_CARD, CONSTRUCT_FROM_DISCARD):
+            lines.append(f"{kind} with cardName {', '.join(m.card_name for m in moves)}")
+        elif kind == CHOOSE_STARTING_PLAYER:
+            lines.append(f"{kind} with playerNumber "
+                         f"{' or '.join(str(m.player_number) for m in moves)}")
+        else:  # pragma: no cover - every kind is listed above
+            lines.extend(json.dumps(m.to_json()) for m in moves)
+    return lines

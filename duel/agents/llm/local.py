@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import importlib
+import importlib.util
 import os
 import socket
 import subprocess
@@ -108,6 +109,8 @@ class LocalServer:
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.log_path = cache_dir() / "llama-server.log"
+        self._atexit = False
+        self._start_lock = threading.Lock()
 
     @classmethod
     def shared(cls) -> LocalServer:
@@ -120,31 +123,49 @@ class LocalServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
+    def check_installed(self) -> None:
+        """The server extra is there (checked without importing it)."""
+        missing = [m for m in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette",
+                               "starlette_context") if importlib.util.find_spec(m) is None]
+        if missing:
+            raise LLMConfigError(f"{INSTALL_HINT} (llama-cpp-python[server] is missing: "
+                                 f"{', '.join(missing)})")
+
+    def model_path(self) -> Path:
+        return assemble_model()
+
+    def command(self, model: Path, port: int) -> list[str]:
+        return [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+                "--model_alias", "local", "--host", "127.0.0.1", "--port", str(port),
+                "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads)]
+
     def ensure_started(self, timeout: float = 300.0) -> str:
-        with self._lock:
+        """Start the server if it is not running; return its base URL once it answers."""
+        with self._start_lock:
             if self.process is not None and self.process.poll() is None:
                 return self.base_url
-            try:
-                importlib.import_module("llama_cpp.server")
-            except ImportError:
-                raise LLMConfigError(INSTALL_HINT + " (llama-cpp-python[server] is missing)") \
-                    from None
-            model = assemble_model()
+            self.check_installed()
+            model = self.model_path()
             self.port = free_port()
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            log = self.log_path.open("wb")
-            cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
-                   "--model_alias", "local", "--host", "127.0.0.1", "--port", str(self.port),
-                   "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads)]
-            self.process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-            atexit.register(self.stop)
+            with self.log_path.open("wb") as log:  # the child keeps its own copy
+                self.process = subprocess.Popen(self.command(model, self.port), stdout=log,
+                                                stderr=subprocess.STDOUT,
+                                                stdin=subprocess.DEVNULL)
+            if not self._atexit:
+                atexit.register(self.stop)
+                self._atexit = True
+            # straight to the loopback port, whatever proxy the environment names
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
                 if self.process.poll() is not None:
-                    raise LLMConfigError(f"the llama.cpp server exited with status "
-                                         f"{self.process.returncode}; see {self.log_path}")
+                    status = self.process.returncode
+                    self.process = None
+                    raise LLMConfigError(f"the llama.cpp server exited with status {status}; "
+                                         f"see {self.log_path}")
                 try:
-                    with urllib.request.urlopen(self.base_url + "/models", timeout=2):
+                    with opener.open(self.base_url + "/models", timeout=2):
                         return self.base_url
                 except OSError:
                     time.sleep(0.5)
@@ -153,6 +174,7 @@ class LocalServer:
                                  f"see {self.log_path}")
 
     def stop(self) -> None:
+        """Stop the server (at exit too); a later move starts it again."""
         proc = self.process
         self.process = None
         if proc is not None and proc.poll() is None:

@@ -1,5 +1,7 @@
 """Prices in US dollars per million tokens, per model. Override or extend with a JSON file named
-by DUEL_PRICES: {"model": {"input": 0.15, "output": 0.6, "cached_input": 0.075}}."""
+by DUEL_PRICES: {"model": {"input": 0.15, "output": 0.6, "cached_input": 0.075,
+"cache_write_input": 0.1875}} (`cached_input` and `cache_write_input` default to `input`).
+A model with no entry has an unknown cost, recorded as null and shown as unknown, never $0."""
 
 from __future__ import annotations
 
@@ -8,37 +10,63 @@ import os
 from typing import Any
 
 # Public list prices when this table was written; users with other contracts override them.
+# Anthropic bills 5-minute cache writes at 1.25 times the input price.
 DEFAULT_PRICES: dict[str, dict[str, float]] = {
     "gpt-4o-mini": {"input": 0.15, "output": 0.60, "cached_input": 0.075},
     "gpt-4o": {"input": 2.50, "output": 10.00, "cached_input": 1.25},
     "gpt-4.1": {"input": 2.00, "output": 8.00, "cached_input": 0.50},
     "gpt-4.1-mini": {"input": 0.40, "output": 1.60, "cached_input": 0.10},
     "gpt-4.1-nano": {"input": 0.10, "output": 0.40, "cached_input": 0.025},
-    "claude-sonnet-4-5": {"input": 3.00, "output": 15.00, "cached_input": 0.30},
-    "claude-haiku-4-5": {"input": 1.00, "output": 5.00, "cached_input": 0.10},
-    "claude-opus-4-1": {"input": 15.00, "output": 75.00, "cached_input": 1.50},
+    "claude-sonnet-4-5": {"input": 3.00, "output": 15.00, "cached_input": 0.30,
+                          "cache_write_input": 3.75},
+    "claude-haiku-4-5": {"input": 1.00, "output": 5.00, "cached_input": 0.10,
+                         "cache_write_input": 1.25},
+    "claude-opus-4-1": {"input": 15.00, "output": 75.00, "cached_input": 1.50,
+                        "cache_write_input": 18.75},
     "local": {"input": 0.0, "output": 0.0, "cached_input": 0.0},
 }
+_KEYS = ("input", "output", "cached_input", "cache_write_input")
+
+
+class PriceTableError(ValueError):
+    """The DUEL_PRICES file cannot be read or has a malformed entry."""
 
 
 def price_table() -> dict[str, dict[str, float]]:
+    """The default table with the DUEL_PRICES file's entries on top. Raises PriceTableError."""
     table = dict(DEFAULT_PRICES)
     path = os.environ.get("DUEL_PRICES")
     if path:
-        with open(path) as f:
-            extra: dict[str, Any] = json.load(f)
+        try:
+            with open(path) as f:
+                extra: Any = json.load(f)
+        except (OSError, ValueError) as exc:
+            raise PriceTableError(f"DUEL_PRICES={path}: {exc}") from None
+        if not isinstance(extra, dict):
+            raise PriceTableError(f"DUEL_PRICES={path}: expected an object of models")
         for model, prices in extra.items():
-            table[model] = {k: float(v) for k, v in prices.items()}
+            if not isinstance(prices, dict) or not {"input", "output"} <= set(prices) \
+                    or not set(prices) <= set(_KEYS):
+                raise PriceTableError(f"DUEL_PRICES={path}: {model!r} needs \"input\" and "
+                                      f"\"output\" (optional: cached_input, cache_write_input)")
+            try:
+                table[model] = {k: float(v) for k, v in prices.items()}
+            except (TypeError, ValueError):
+                raise PriceTableError(f"DUEL_PRICES={path}: {model!r}: prices must be "
+                                      "numbers") from None
     return table
 
 
 def cost(model: str, input_tokens: int, output_tokens: int, cached_tokens: int,
-         table: dict[str, dict[str, float]] | None = None) -> float | None:
-    """Dollars for one call, or None when the model has no price (never a made-up figure)."""
+         table: dict[str, dict[str, float]] | None = None,
+         cache_write_tokens: int = 0) -> float | None:
+    """Dollars for one call, or None when the model has no price (never a made-up figure).
+    `input_tokens` includes the cached and cache-write tokens."""
     table = table if table is not None else price_table()
     p = table.get(model)
     if p is None:
         return None
-    uncached = max(0, input_tokens - cached_tokens)
-    return (uncached * p["input"] + cached_tokens * p.get("cached_input", p["input"])
+    plain = max(0, input_tokens - cached_tokens - cache_write_tokens)
+    return (plain * p["input"] + cached_tokens * p.get("cached_input", p["input"])
+            + cache_write_tokens * p.get("cache_write_input", p["input"])
             + output_tokens * p["output"]) / 1e6

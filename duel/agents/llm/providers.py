@@ -8,8 +8,10 @@ The SDKs' own retries are off: duel retries transport failures itself, and recor
 
 from __future__ import annotations
 
+import email.utils
 import inspect
 import json
+import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -39,12 +41,19 @@ class LLMConfigError(Exception):
 
 @dataclass
 class Reply:
+    """One completion. `text` is what the model said (the tool call's arguments for a tool call),
+    `structured` the decoded object of a structured reply, `finish_reason` the provider's own word,
+    `truncated` whether it stopped at the token limit. Input tokens include cached ones."""
+
     text: str
     structured: Any | None
     finish_reason: str
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    truncated: bool = False
+    raw: str | None = None  # the whole reply as received, when it holds more than `text`
 
 
 class Provider(Protocol):
@@ -58,18 +67,41 @@ class Provider(Protocol):
 
 
 def _retry_after(exc: Any) -> float | None:
+    """Seconds the server asks us to wait: `retry-after-ms`, `retry-after` in seconds, or
+    `retry-after` as an HTTP date."""
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if headers is None:
         return None
     for key, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
         value = headers.get(key)
-        if value is not None:
-            try:
-                return max(0.0, float(value) / scale)
-            except ValueError:
-                return None
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / scale
+        except ValueError:
+            continue
+        return max(0.0, seconds) if seconds == seconds else None  # NaN: no advice
+    value = headers.get("retry-after")
+    if value:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is not None:
+            return max(0.0, when.timestamp() - time.time())
     return None
+
+
+def _server_message(exc: Any) -> str:
+    """The error message the server sent, if any (short)."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        msg = err.get("message") if isinstance(err, dict) else err
+        if msg:
+            return str(msg)[:300]
+    return str(getattr(exc, "message", "") or "")[:300]
 
 
 def _classify(exc: Exception, sdk: Any, who: str, model: str) -> Exception:
@@ -78,13 +110,20 @@ def _classify(exc: Exception, sdk: Any, who: str, model: str) -> Exception:
         return TransportError(f"{who}: connection failed: {exc}")
     if isinstance(exc, sdk.APIStatusError):
         status = exc.status_code
-        if status == 429 or status >= 500:
-            return TransportError(f"{who}: HTTP {status}", _retry_after(exc), status)
+        detail = _server_message(exc)
+        if status == 429 and getattr(exc, "code", None) == "insufficient_quota":
+            return LLMConfigError(f"{who}: the account's quota is used up (HTTP 429): {detail}")
+        if status in (408, 409, 429) or status >= 500:
+            return TransportError(f"{who}: HTTP {status}: {detail}", _retry_after(exc), status)
         if status in (401, 403):
-            return LLMConfigError(f"{who}: the API key was rejected (HTTP {status})")
+            return LLMConfigError(f"{who}: the API key was rejected (HTTP {status}): {detail}")
         if status == 404:
-            return LLMConfigError(f"{who}: model {model!r} not found (HTTP 404)")
-        return RequestError(f"{who}: HTTP {status}: {str(exc)[:300]}")
+            return LLMConfigError(f"{who}: model {model!r} not found (HTTP 404; or no API at "
+                                  f"that URL): {detail}")
+        return RequestError(f"{who}: HTTP {status}: {detail}")
+    if isinstance(exc, (sdk.APIError, json.JSONDecodeError)):
+        # a response body that is not the API's JSON (a proxy's error page, a cut connection)
+        return TransportError(f"{who}: malformed response: {str(exc)[:300]}")
     return exc
 
 
@@ -120,32 +159,50 @@ class OpenAIProvider:
             kwargs["tools"] = [{"type": "function", "function": {
                 "name": TOOL_NAME, "description": TOOL_DESCRIPTION, "parameters": schema}}]
             kwargs["tool_choice"] = {"type": "function", "function": {"name": TOOL_NAME}}
+        # OpenAI's own API takes max_completion_tokens (newer models refuse max_tokens);
+        # compatible servers (llama.cpp, older vLLM, Ollama) know only max_tokens.
+        if self.name == "openai":
+            kwargs["max_completion_tokens"] = max_tokens
+        else:
+            kwargs["max_tokens"] = max_tokens
         try:
             chat: Any = [{"role": "system", "content": system}, *messages]
             resp = await self._client.chat.completions.create(
-                model=self.model, messages=chat,
-                max_tokens=max_tokens, temperature=temperature, **kwargs)
+                model=self.model, messages=chat, temperature=temperature, **kwargs)
         except Exception as exc:  # noqa: BLE001 - mapped to our three kinds, or re-raised
             raise _classify(exc, self._sdk, self.name, self.model) from exc
-        if not resp.choices:
+        try:
+            return self._reply(resp)
+        except (AttributeError, TypeError, ValueError, IndexError) as exc:
+            raise TransportError(f"{self.name}: malformed response: {exc}") from exc
+
+    def _reply(self, resp: Any) -> Reply:
+        if not getattr(resp, "choices", None):
             return Reply("", None, "empty")
         choice = resp.choices[0]
         msg = choice.message
-        text = msg.content or ""
+        content = (msg.content or getattr(msg, "refusal", None) or "") if msg else ""
+        text = content
         structured: Any | None = None
-        if self.mode == "tool" and msg.tool_calls:
-            call: Any = msg.tool_calls[0]
-            text = call.function.arguments or ""
+        calls = (getattr(msg, "tool_calls", None) or []) if msg else []
+        function = getattr(calls[0], "function", None) if calls else None
+        if self.mode == "tool" and function is not None:
+            text = function.arguments or ""
             structured = _loads(text)
         elif self.mode in ("json_schema", "json_object") and text:
             structured = _loads(text)
         usage = resp.usage
         cached = 0
-        if usage is not None and usage.prompt_tokens_details is not None:
-            cached = usage.prompt_tokens_details.cached_tokens or 0
-        return Reply(text, structured, choice.finish_reason or "",
-                     usage.prompt_tokens if usage else 0,
-                     usage.completion_tokens if usage else 0, cached)
+        details = getattr(usage, "prompt_tokens_details", None) if usage else None
+        if details is not None:
+            cached = details.cached_tokens or 0
+        finish = choice.finish_reason or ""
+        raw = content + ("\n" if content and text != content else "") + \
+            (text if text != content else "")
+        return Reply(text, structured, finish,
+                     (usage.prompt_tokens or 0) if usage else 0,
+                     (usage.completion_tokens or 0) if usage else 0, cached,
+                     truncated=finish == "length", raw=raw)
 
 
 class AnthropicProvider:
@@ -182,24 +239,37 @@ class AnthropicProvider:
                 tool_choice={"type": "tool", "name": TOOL_NAME})
         except Exception as exc:  # noqa: BLE001
             raise _classify(exc, self._sdk, self.name, self.model) from exc
+        try:
+            return self._reply(resp)
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise TransportError(f"{self.name}: malformed response: {exc}") from exc
+
+    @staticmethod
+    def _reply(resp: Any) -> Reply:
         text_parts: list[str] = []
         structured: Any | None = None
-        for block in resp.content:
+        for block in resp.content or []:
             if block.type == "tool_use" and structured is None:
                 structured = block.input
             elif block.type == "text":
                 text_parts.append(block.text)
-        text = json.dumps(structured) if structured is not None else "".join(text_parts)
+        said = "".join(text_parts)
+        text = json.dumps(structured) if structured is not None else said
+        raw = said + ("\n" if said and structured is not None else "") + \
+            (text if structured is not None else "")
         u = resp.usage
         cache_read = getattr(u, "cache_read_input_tokens", 0) or 0
         cache_write = getattr(u, "cache_creation_input_tokens", 0) or 0
-        finish = {"max_tokens": "length"}.get(resp.stop_reason or "", resp.stop_reason or "")
+        finish = resp.stop_reason or ""
+        # input_tokens counts only the uncached part: the total adds cache reads and writes.
         return Reply(text, structured, finish, u.input_tokens + cache_read + cache_write,
-                     u.output_tokens, cache_read)
+                     u.output_tokens, cache_read, cache_write,
+                     truncated=finish in ("max_tokens", "model_context_window_exceeded"),
+                     raw=raw)
 
 
 def _loads(text: str) -> Any | None:
     try:
         return json.loads(text)
-    except (json.JSONDecodeError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return None

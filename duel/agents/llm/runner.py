@@ -15,7 +15,7 @@ T = TypeVar("T")
 
 _loop: asyncio.AbstractEventLoop | None = None
 _lock = threading.Lock()
-_semaphores: dict[str, asyncio.Semaphore] = {}
+_semaphores: dict[tuple[int, str], asyncio.Semaphore] = {}
 
 
 def loop() -> asyncio.AbstractEventLoop:
@@ -34,9 +34,12 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def semaphore(key: str, limit: int) -> asyncio.Semaphore:
-    """The concurrency cap of one provider endpoint (created on the shared loop)."""
-    sem = _semaphores.get(key)
-    if sem is None:
-        sem = asyncio.Semaphore(limit)
-        _semaphores[key] = sem
+    """The concurrency cap of one provider endpoint, shared by every agent that calls it
+    (the first agent's limit holds). Kept per event loop: a semaphore belongs to one loop."""
+    full = (id(asyncio.get_running_loop()), key)
+    with _lock:
+        sem = _semaphores.get(full)
+        if sem is None:
+            sem = asyncio.Semaphore(limit)
+            _semaphores[full] = sem
     return sem

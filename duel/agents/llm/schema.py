@@ -68,6 +68,8 @@ def pydantic_error(obj: Any) -> str | None:
 # The prompt's own example writes the move name unquoted: {"move": CONSTRUCT_BUILDING, ...}.
 # Quoting a bare move name is a syntax repair, not a guess.
 _BARE_MOVE = re.compile(r'("move"\s*:\s*)([A-Z][A-Z_]+)')
+# Where an object can start: a brace, then a key or the closing brace (skips "{{{{" cheaply).
+_OBJECT_START = re.compile(r'\{\s*["}]')
 
 
 def last_json_object(text: str) -> dict[str, Any] | None:
@@ -78,12 +80,13 @@ def last_json_object(text: str) -> dict[str, Any] | None:
     found: dict[str, Any] | None = None
     pos = 0
     while True:
-        start = text.find("{", pos)
-        if start < 0:
+        match = _OBJECT_START.search(text, pos)
+        if match is None:
             return found
+        start = match.start()
         try:
             obj, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON here, or nested too deep to read
             pos = start + 1
             continue
         if isinstance(obj, dict):
