@@ -119,7 +119,6 @@ def cmd_match(args: argparse.Namespace) -> int:
         if totals:
             print(totals_line(seat, totals))
     if writer is not None:
-        writer._file = writer.path.open("a")
         writer.finish(result)
         print(f"Transcript: {writer.path} (duel replay {writer.path})")
     return 0
@@ -139,7 +138,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from duel.narrate import move_line, result_lines
-    from duel.transcripts import TranscriptError, check_result, read, replay
+    from duel.transcripts import TranscriptError, check_result, initial_state, read, replay
 
     t = read(args.file)
     for problem in t.problems:
@@ -159,18 +158,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 print(move_line(step.ply, step.before, step.move, step.after))
         if args.at is not None:
             if args.at == 0:
-                from duel.engine import Deal
-
-                start = new_game(deal=Deal.from_json(t.header["deal"]),
-                                 code=t.header.get("code"))
-                _dump(seat_view(start, as_player2=args.seat))
+                _dump(seat_view(initial_state(t), as_player2=args.seat))
                 return 0
             raise UsageError(f"--at {args.at}: the transcript has {len(t.moves)} moves")
         if final is None:
-            from duel.engine import Deal
-
-            final = new_game(deal=Deal.from_json(t.header["deal"]),
-                             code=t.header.get("code"))
+            final = initial_state(t)
         check_result(t, final)
     except TranscriptError as exc:
         print(f"duel replay: mismatch: {exc}", file=sys.stderr)
@@ -245,11 +237,11 @@ def cmd_prompts(args: argparse.Namespace) -> int:
         raise UsageError("prompts show needs a variant name")
     v = get_variant(args.name)
     print(f"# {v.name} (hash {v.hash}, ~{v.token_estimate():,} tokens by a 4-characters-per-token "
-          "estimate)\n# {v.description}\n")
+          f"estimate)\n# {v.description}\n")
     print(v.system)
     print("\n# --- each turn's message, for the initial state ---\n")
     state = new_game(0)
-    print(v.turn_message(seat_view(state, as_player2=2), state.priced_moves()))
+    print(v.turn_message(seat_view(state, as_player2=state.current_player), state.priced_moves()))
     return 0
 
 
@@ -396,7 +388,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("grade", help="grade prompt variants on the same deals (resumable)")
     p.add_argument("--variants", default="baseline,errata,legal-moves",
-                   help="comma-separated prompt variants (null is always added)")
+                   help="comma-separated prompt variants (baseline and null are always added)")
     p.add_argument("--model", required=True, help="an llm: spec without prompt=")
     p.add_argument("--opponent", default="mcts:iterations=300")
     p.add_argument("--deals", type=int, default=50)

@@ -18,9 +18,10 @@ from duel.engine import new_game
 from duel.match import play_match
 from duel.prompts import get_variant
 from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
-from duel.transcripts import TranscriptWriter, read
+from duel.transcripts import TranscriptError, TranscriptWriter, read
 
 NULL_VARIANT = "null"
+BASELINE = "baseline"
 
 
 def variant_spec(model: str, variant: str) -> str:
@@ -36,19 +37,37 @@ def game_path(out: Path, variant: str, seed: int, seat: int) -> Path:
     return out / "games" / variant / f"deal{seed}-seat{seat}.jsonl"
 
 
-def _finished(path: Path) -> bool:
+def _finished(path: Path, model: str, variant: str, opponent: str, seat: int) -> bool:
+    """Whether `path` holds a finished game of this very grading run (the same model spec,
+    opponent spec and prompt text). A partial or unreadable file is played again; a finished
+    game of another run is refused, so that a report never mixes two runs' games."""
     if not path.exists():
         return False
     try:
-        return read(path).footer is not None
-    except Exception:  # noqa: BLE001 - an unreadable file is simply played again
+        t = read(path)
+    except TranscriptError:
         return False
+    if t.footer is None:
+        return False
+    llm_spec = variant_spec(model, variant).strip()
+    expected = (llm_spec, opponent.strip()) if seat == 1 else (opponent.strip(), llm_spec)
+    players = t.header.get("players", {})
+    found = tuple(players.get(str(s), {}).get("spec") for s in (1, 2))
+    if found != expected:
+        raise SpecError(f"{path} is a game of {found[0]} (player 1) against {found[1]}, not of "
+                        f"{expected[0]} against {expected[1]}: grade into another --out")
+    prompt = players.get(str(seat), {}).get("prompt") or {}
+    now = get_variant(variant).hash
+    if prompt.get("hash") != now:
+        raise SpecError(f"{path} was played with prompt variant {variant} of hash "
+                        f"{prompt.get('hash')}, which is now {now}: grade into another --out")
+    return True
 
 
 def play_one(model: str, variant: str, opponent: str, seed: int, seat: int, out: Path) -> Path:
     """Play (or keep) one game: the variant's LLM in `seat`, the opponent in the other."""
     path = game_path(out, variant, seed, seat)
-    if _finished(path):
+    if _finished(path, model, variant, opponent, seat):
         return path
     llm = make_agent(variant_spec(model, variant))
     opp = make_agent(opponent)
@@ -65,7 +84,9 @@ def play_one(model: str, variant: str, opponent: str, seed: int, seat: int, out:
 
 def run(variants: list[str], model: str, opponent: str, deals: int, out: str, seed: int = 0,
         jobs: int = 4, progress: bool = True) -> None:
-    names = list(dict.fromkeys(variants + [NULL_VARIANT]))  # the noise floor is always shown
+    # Every variant is compared with the baseline, and the null variant (the baseline under
+    # another name) shows the noise floor: both are always played.
+    names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
     for name in names:
         get_variant(name)
         make_agent(variant_spec(model, name))
@@ -76,10 +97,16 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [pool.submit(play_one, model, v, opponent, s, seat, folder)
                    for v, s, seat in tasks]
-        for f in as_completed(futures):
-            f.result()
-            bar.update(1)
-    bar.close()
+        try:
+            for f in as_completed(futures):
+                f.result()
+                bar.update(1)
+        except BaseException:
+            for f in futures:  # stop at the first failure (or Ctrl-C): the rest is resumable
+                f.cancel()
+            raise
+        finally:
+            bar.close()
 
 
 @dataclass
@@ -90,12 +117,16 @@ class GameOutcome:
     points: float  # 1 win, 0.5 shared, 0 loss, for the LLM
     margin: int  # LLM score minus opponent score
     totals: dict[str, Any] | None
+    prompt_hash: str | None = None  # the variant's hash when the game was played
 
 
 def outcomes(out: str) -> list[GameOutcome]:
     rows = []
     for path in sorted(Path(out).glob("games/*/deal*-seat*.jsonl")):
-        t = read(path)
+        try:
+            t = read(path)
+        except TranscriptError:
+            continue  # unreadable: played again by the next run
         if t.footer is None:
             continue
         variant = path.parent.name
@@ -105,12 +136,13 @@ def outcomes(out: str) -> list[GameOutcome]:
         scores = t.footer["scores"]
         mine = scores[f"player{seat}"]["TOTAL"]
         theirs = scores[f"player{3 - seat}"]["TOTAL"]
+        prompt = t.header["players"][str(seat)].get("prompt") or {}
         rows.append(GameOutcome(variant, int(t.header["seed"]), seat, points, mine - theirs,
-                                t.footer["totals"].get(str(seat))))
+                                t.footer["totals"].get(str(seat)), prompt.get("hash")))
     return rows
 
 
-def summarise(rows: list[GameOutcome], baseline: str = "baseline") -> list[dict[str, Any]]:
+def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[str, Any]]:
     by_variant: dict[str, list[GameOutcome]] = {}
     for r in rows:
         by_variant.setdefault(r.variant, []).append(r)
@@ -129,7 +161,8 @@ def summarise(rows: list[GameOutcome], baseline: str = "baseline") -> list[dict[
 
         costs = [t["cost_usd"] for t in tot]
         row: dict[str, Any] = {
-            "variant": variant, "hash": get_variant(variant).hash, "games": n,
+            "variant": variant, "games": n,
+            "hash": ",".join(sorted({g.prompt_hash or "?" for g in games})),  # as played
             "win_rate": wins / n, "win_ci_low": lo, "win_ci_high": hi,
             "mean_margin": mean([float(g.margin) for g in games]),
             "first_try_legal": wavg("first_try_legal"),
@@ -175,13 +208,23 @@ def markdown(table: list[dict[str, Any]]) -> str:
     lines = [head, "|" + "---|" * 13]
     for r in table:
         cost = "unknown" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}"
+        if r["paired_deals"] == 0:  # no deal in common with the baseline: nothing to compare
+            vs = "— | — |"
+        else:
+            vs = (f"{r['diff_vs_baseline']:+.3f} ({r['diff_ci_low']:+.3f} to "
+                  f"{r['diff_ci_high']:+.3f}) | {r['p_value']:.3f} |")
         lines.append(
             f"| {r['variant']} | {r['games']} | {r['win_rate']:.1%} ({r['win_ci_low']:.1%}-"
             f"{r['win_ci_high']:.1%}) | {r['mean_margin']:+.1f} | {r['first_try_legal']:.1%} | "
             f"{r['legal_after_retries']:.1%} | {r['mean_attempts']:.2f} | {r['fallbacks']} | "
             f"{r['input_tokens']}/{r['output_tokens']} | {cost} | "
-            f"{r['latency_per_call_s']:.2f} | {r['diff_vs_baseline']:+.3f} "
-            f"({r['diff_ci_low']:+.3f} to {r['diff_ci_high']:+.3f}) | {r['p_value']:.3f} |")
+            f"{r['latency_per_call_s']:.2f} | {vs}")
+    lines += ["", "Win rate: points per game for the LLM (a shared victory counts half), "
+              "Wilson 95% CI. Legality and attempts are per LLM move; s/call is the mean "
+              "latency of a call. vs baseline: the mean difference in points per deal (both "
+              "seats averaged) over the deals both played, with a paired bootstrap 95% CI and a "
+              "two-sided sign-flip permutation p-value. The null variant is the baseline under "
+              "another name: its difference shows the noise floor."]
     return "\n".join(lines) + "\n"
 
 
@@ -220,10 +263,34 @@ def plots(table: list[dict[str, Any]], out: Path) -> list[Path]:
            [r["diff_ci_high"] - r["diff_vs_baseline"] for r in table]]
     ax.bar(names, diffs, yerr=err, capsize=4, color="#b5704a")
     ax.axhline(0, color="black", linewidth=0.8)
+    for i, r in enumerate(table):  # the permutation test's p-value over each bar
+        if r["paired_deals"]:
+            ax.annotate(f"p={r['p_value']:.3f}", (i, r["diff_ci_high"]), ha="center",
+                        va="bottom", fontsize=8, xytext=(0, 3), textcoords="offset points")
+    low = min([0.0, *(r["diff_ci_low"] for r in table)])
+    high = max([0.0, *(r["diff_ci_high"] for r in table)])
+    span = (high - low) or 1.0
+    ax.set_ylim(low - 0.1 * span, high + 0.2 * span)
     ax.set_ylabel("paired difference vs baseline")
-    ax.set_title("Points per deal minus the baseline's (bootstrap 95% CI)")
+    ax.set_title("Points per deal minus the baseline's\n(paired bootstrap 95% CI, permutation p)")
     fig.tight_layout()
     paths.append(out / "vs_baseline.png")
+    fig.savefig(paths[-1], dpi=110)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(max(4, 1.3 * len(names)), 3.5))
+    x = list(range(len(names)))
+    ax.bar([i - 0.2 for i in x], [r["first_try_legal"] for r in table], width=0.4,
+           label="first try", color="#4a7ab5")
+    ax.bar([i + 0.2 for i in x], [r["legal_after_retries"] for r in table], width=0.4,
+           label="after retries", color="#7fb54a")
+    ax.set_xticks(x, names)
+    ax.set_ylim(0, 1.25)
+    ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
+    ax.set_ylabel("legal moves (share of LLM moves)")
+    ax.set_title("Legality by prompt variant")
+    ax.legend(loc="upper center", ncol=2, fontsize=8)
+    fig.tight_layout()
+    paths.append(out / "legality.png")
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
     return paths

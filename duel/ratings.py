@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from duel.transcripts import read
+from duel.transcripts import TranscriptError, read
 
 Game = tuple[str, str, float]  # player1 spec, player2 spec, player1's points (1, 0.5, 0)
 ELO = 400 / math.log(10)
@@ -28,19 +28,20 @@ def collect(folders: Iterable[str]) -> list[Game]:
                 for line in path.read_text().splitlines():
                     try:
                         g = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue
-                    games.append((g["player1"], g["player2"], _points(g["winner"])))
+                        games.append((str(g["player1"]), str(g["player2"]),
+                                      _points(g["winner"])))
+                    except (json.JSONDecodeError, KeyError, TypeError):
+                        continue  # a line cut short by a kill, or not a game
                 continue
             try:
                 t = read(path)
-            except Exception:  # noqa: BLE001 - not a transcript
-                continue
-            if t.footer is None:
-                continue
-            players = t.header["players"]
-            games.append((players["1"]["spec"], players["2"]["spec"],
-                          _points(t.footer["winner"])))
+                if t.footer is None:
+                    continue  # a partial game
+                players = t.header["players"]
+                games.append((str(players["1"]["spec"]), str(players["2"]["spec"]),
+                              _points(t.footer["winner"])))
+            except (TranscriptError, KeyError, TypeError, AttributeError):
+                continue  # not a transcript
     return games
 
 
@@ -50,8 +51,9 @@ def _points(winner: Any) -> float:
 
 def bradley_terry(games: list[Game], iterations: int = 500, prior: float = 0.5
                   ) -> dict[str, float]:
-    """Strengths by the MM algorithm (Hunter 2004); a draw counts half a win each way. A small
-    prior (`prior` virtual draws against a reference player) keeps unbeaten players finite."""
+    """Elo-scale ratings by the MM algorithm (Hunter 2004); a draw counts half a win each way.
+    A small prior (2 * `prior` virtual drawn games against a reference player of strength 1)
+    keeps unbeaten players finite; `prior=0` gives the plain maximum-likelihood fit."""
     players = sorted({p for g in games for p in g[:2]})
     wins = {p: prior for p in players}
     pairs: dict[tuple[str, str], float] = {}
@@ -83,24 +85,36 @@ def ladder(players: Iterable[str]) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def anchor(ratings: dict[str, float]) -> dict[str, float]:
-    """Shift so the smallest MCTS budget on the ladder is 0 (else the mean is 0)."""
-    rungs = ladder(ratings)
-    zero = ratings[rungs[0][1]] if rungs else sum(ratings.values()) / max(1, len(ratings))
-    return {p: r - zero for p, r in ratings.items()}
+def anchor(ratings: dict[str, float], zero: str | None = None) -> dict[str, float]:
+    """Shift so `zero` (default: the smallest MCTS budget on the ladder) is 0; with no ladder,
+    the mean is 0."""
+    if zero is None:
+        rungs = ladder(ratings)
+        zero = rungs[0][1] if rungs else None
+    offset = (ratings[zero] if zero is not None
+              else sum(ratings.values()) / max(1, len(ratings)))
+    return {p: r - offset for p, r in ratings.items()}
 
 
 def rate(games: list[Game], resamples: int = 200, seed: int = 0) -> list[dict[str, Any]]:
-    base = anchor(bradley_terry(games))
+    """Ratings with percentile bootstrap 95% CIs (games resampled with replacement). Every
+    sample is anchored to the same player as the point estimate (a sample that lost that
+    player's games is skipped), so the CIs measure one scale."""
+    fitted = bradley_terry(games)
+    rungs = ladder(fitted)
+    zero = rungs[0][1] if rungs else None
+    base = anchor(fitted, zero)
     rng = random.Random(seed)
     samples: dict[str, list[float]] = {p: [] for p in base}
     for _ in range(resamples):
         boot = [games[rng.randrange(len(games))] for _ in games]
-        boot_ratings = anchor(bradley_terry(boot, iterations=200))
+        boot_fit = bradley_terry(boot, iterations=200)
+        if zero is not None and zero not in boot_fit:
+            continue
+        boot_ratings = anchor(boot_fit, zero)
         for p in base:
             if p in boot_ratings:
                 samples[p].append(boot_ratings[p])
-    rungs = ladder(base)
     rows = []
     for p, r in sorted(base.items(), key=lambda kv: -kv[1]):
         s = sorted(samples[p])

@@ -17,6 +17,7 @@ from duel.engine import InfoSet
 from duel.prompts import get_variant
 from duel.ratings import bradley_terry, collect, rate
 from duel.stats import bootstrap_ci, paired_permutation_p, wilson
+from duel.transcripts import check_result, initial_state, read, replay
 
 
 def _state_of(body: dict[str, Any]) -> dict[str, Any]:
@@ -69,8 +70,40 @@ def test_grading_a_tiny_run_gives_the_expected_table(tmp_path: Path, capsys) -> 
     assert int(e["paired_deals"]) == 2 and int(e["games"]) == 4
     assert rows["legal-moves"]["hash"] == get_variant("legal-moves").hash
     assert "| variant | games | win rate (95% CI)" in md and "vs baseline" in md
-    for png in ("win_rate.png", "vs_baseline.png"):
+    for png in ("win_rate.png", "vs_baseline.png", "legality.png"):
         assert (out / png).read_bytes()[:4] == b"\x89PNG"
+    # every game the grader wrote replays cleanly, and its header names the variant it played
+    for path in out.glob("games/*/*.jsonl"):
+        t = read(path)
+        final = initial_state(t)
+        for step in replay(t):
+            final = step.after
+        check_result(t, final)
+        seat = path.stem.split("seat")[1]
+        assert t.header["players"][seat]["prompt"]["name"] == path.parent.name
+        assert t.header["players"][str(3 - int(seat))]["spec"] == "random"
+    assert "noise floor" in md
+
+
+def test_grading_always_plays_baseline_and_null_and_refuses_another_runs_games(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "grade"
+    with FakeLLMServer(responder=scripted) as srv:
+        model = f"llm:compat:fake@{srv.url}/v1,mode=text"
+        args = ["grade", "--variants", "errata", "--model", model, "--opponent", "random",
+                "--deals", "1", "--seed", "5", "--out", str(out), "--jobs", "2", "--no-progress"]
+        assert main(args) == 0
+        assert sorted(p.name for p in (out / "games").iterdir()) == ["baseline", "errata", "null"]
+        # a game cut short by a kill is played again; finished ones are kept
+        cut = out / "games" / "errata" / "deal5-seat2.jsonl"
+        cut.write_text("\n".join(cut.read_text().splitlines()[:10]) + "\n")
+        before = len(srv.requests)
+        assert main(args) == 0
+        assert len(srv.requests) > before and read(cut).footer is not None
+        capsys.readouterr()
+        # the same folder with another opponent would mix two runs in one report
+        assert main([*args[:5], "--opponent", "rule", *args[7:]]) == 2
+        assert "grade into another --out" in capsys.readouterr().err
 
 
 def test_wilson_known_values() -> None:
@@ -85,6 +118,10 @@ def test_permutation_test_known_values() -> None:
     assert paired_permutation_p([1.0] * 5) == pytest.approx(2 / 32)
     assert paired_permutation_p([0.0, 0.0]) == 1.0
     assert paired_permutation_p([1.0, -1.0]) == 1.0
+    # hand-counted over the 8 sign patterns: sums 6, 4, 2, 0, 0, -2, -4, -6; |sum| >= 6 twice
+    assert paired_permutation_p([1.0, 2.0, 3.0]) == 0.25
+    # observed 3: the sums are +-5, +-3 (twice each sign) and +-1: six of eight reach 3
+    assert paired_permutation_p([3.0, 1.0, -1.0]) == 0.75
     # 20 positive differences: the sampled p-value is near its floor
     assert paired_permutation_p([0.5] * 20) < 0.001
 
@@ -114,6 +151,41 @@ def test_bradley_terry_recovers_known_strengths() -> None:
     assert rows["llm:x"]["place"] == "between MCTS-200 and MCTS-1000"
     assert rows["mcts:iterations=50"]["rating"] == 0.0
     assert rows["llm:x"]["ci_low"] <= rows["llm:x"]["rating"] <= rows["llm:x"]["ci_high"]
+
+
+def test_bradley_terry_on_hand_computable_cases() -> None:
+    # Without the prior the fit is the maximum-likelihood one: a 2-1 record is odds 2, i.e.
+    # 400*log10(2) = 120.41 Elo; a win and a draw (1.5 of 2 points) is odds 3 (190.85 Elo).
+    r = bradley_terry([("a", "b", 1.0), ("b", "a", 0.0), ("a", "b", 0.0)], prior=0.0)
+    assert r["a"] - r["b"] == pytest.approx(400 * math.log10(2), abs=1e-6)
+    r = bradley_terry([("a", "b", 1.0), ("b", "a", 0.5)], prior=0.0)
+    assert r["a"] - r["b"] == pytest.approx(400 * math.log10(3), abs=1e-6)
+    # A chain a > b > c with 3-1 records and no a-c game: odds 3 at each link.
+    games = [("a", "b", 1.0)] * 3 + [("a", "b", 0.0)] + [("b", "c", 1.0)] * 3 + [("c", "b", 1.0)]
+    r = bradley_terry(games, prior=0.0, iterations=3000)
+    assert r["a"] - r["b"] == pytest.approx(400 * math.log10(3), abs=1e-3)
+    assert r["b"] - r["c"] == pytest.approx(400 * math.log10(3), abs=1e-3)
+    # With the prior (one virtual drawn game each against a reference of strength 1), the fit
+    # solves points_p + 0.5 = sum over p's games of s_p/(s_p + s_q) + s_p/(s_p + 1).
+    r = bradley_terry([("a", "b", 1.0)], iterations=5000)
+    sa, sb = (10 ** (r[p] / 400) for p in ("a", "b"))
+    assert 1.0 + 0.5 == pytest.approx(sa / (sa + sb) + sa / (sa + 1), abs=1e-6)
+    assert 0.0 + 0.5 == pytest.approx(sb / (sa + sb) + sb / (sb + 1), abs=1e-6)
+    assert r["a"] == pytest.approx(-r["b"], abs=1e-6)  # symmetric about the reference
+
+
+def test_bootstrap_samples_keep_one_anchor() -> None:
+    """A ladder rung with few games is often missing from a bootstrap sample; such samples
+    must not be re-anchored to another rung (that would pin it at 0 and widen its CI)."""
+    games: list[tuple[str, str, float]] = [("mcts:iterations=50", "llm:x", 0.0)] * 2
+    for i in range(60):
+        games.append(("mcts:iterations=200", "llm:x", 1.0 if i % 2 else 0.0))
+    rows = {row["player"]: row for row in rate(games, resamples=100)}
+    assert rows["mcts:iterations=50"]["rating"] == 0.0
+    assert rows["mcts:iterations=50"]["ci_low"] == rows["mcts:iterations=50"]["ci_high"] == 0.0
+    # re-anchoring the ~13% of samples without MCTS-50's two games put these lows near 0
+    for name in ("mcts:iterations=200", "llm:x"):
+        assert rows[name]["rating"] > 250 and rows[name]["ci_low"] > 150, rows[name]
 
 
 def test_two_equal_players_rate_equal() -> None:

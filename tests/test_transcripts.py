@@ -16,7 +16,15 @@ from duel.engine import new_game
 from duel.match import play_match
 from duel.prompts import get_variant
 from duel.schemas import schema_error
-from duel.transcripts import TranscriptError, TranscriptWriter, check_result, read, replay
+from duel.transcripts import (
+    TranscriptError,
+    TranscriptWriter,
+    check_result,
+    default_path,
+    initial_state,
+    read,
+    replay,
+)
 
 
 def write_game(path: Path, p1: Any, p2: Any, seed: int) -> None:
@@ -132,8 +140,30 @@ def test_replay_catches_a_tampered_deal(tmp_path: Path) -> None:
 
     bad = tmp_path / "bad.jsonl"
     _tamper(path, bad, edit)
-    with pytest.raises(TranscriptError, match=r"ply 9: field view_hash differs"):
+    # the header says the deal is the seed's, which the replay checks first
+    with pytest.raises(TranscriptError, match=r"header: field deal is not the deal of seed 7"):
         replay_all(bad)
+    assert main(["replay", str(bad)]) == 1
+    # without that claim (the server's transcripts: random codes, explicit deals), the views'
+    # hashes catch it at the first ply the swapped cards show
+    bare = tmp_path / "bare.jsonl"
+    _tamper(bad, bare, lambda r: r[0].pop("deal_from_seed"))
+    with pytest.raises(TranscriptError, match=r"ply 9: field view_hash differs"):
+        replay_all(bare)
+
+
+def test_replay_catches_a_tampered_unseen_card_and_seed(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    write_game(path, "rule", "random", 7)
+    assert lines(path)[0]["deal_from_seed"] is True
+    removed = tmp_path / "removed.jsonl"  # a removed card no view ever shows
+    _tamper(path, removed, lambda r: r[0]["deal"]["removed"]["age3"].reverse())
+    with pytest.raises(TranscriptError, match=r"header: field deal is not the deal of seed 7"):
+        replay_all(removed)
+    seed = tmp_path / "seed.jsonl"
+    _tamper(path, seed, lambda r: r[0].update(seed=8))
+    with pytest.raises(TranscriptError, match=r"not the deal of seed 8"):
+        replay_all(seed)
 
 
 def test_replay_catches_a_tampered_result(tmp_path: Path) -> None:
@@ -187,3 +217,163 @@ def test_match_cli_writes_a_transcript_that_replays(tmp_path: Path, capsys) -> N
     assert "Transcript:" in capsys.readouterr().out
     assert main(["replay", str(path)]) == 0
     assert "every recorded fact matches" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name, edit, message", [
+    ("details not an object", lambda r: r[12].update(details=[]),
+     r"ply 12: field details: \[\] is not of type 'object'"),
+    ("move missing", lambda r: r[12].pop("move"), r"ply 12: field move is missing"),
+    ("malformed move", lambda r: r[12].update(move={"move": "DISCARD", "moveData": {}}),
+     r"ply 12: field move: move schema: at moveData: 'cardIndex' is a required property"),
+    ("seat out of range", lambda r: r[12].update(player=3), r"ply 12: field player: 3 is not"),
+    ("price", lambda r: r[12].update(price=r[12]["price"] + 1), r"ply 12: field price is"),
+    ("step", lambda r: r[12].update(step="DESTROY_BROWN"), r"ply 12: field step is"),
+    ("scores not an object", lambda r: r[-1].update(scores=5),
+     r"result: field scores: 5 is not of type 'object'"),
+    ("one score line", lambda r: r[-1]["scores"]["player2"].update(MONEY=99),
+     r"result: field scores.player2.MONEY is 99, replay gives"),
+    ("move count", lambda r: r[-1].update(moves=3), r"result: field moves is 3, the file has"),
+    ("forfeit", lambda r: r[-1].update(forfeit=2),
+     r"result: field (forfeit is 2, but player 1 was to move|victory is '\w+', replay gives "
+     r"'forfeit')"),
+    ("forfeit not a seat", lambda r: r[-1].update(forfeit="x"), r"result: field forfeit: 'x'"),
+    ("options not an object", lambda r: r[0].update(options="x"),
+     r"header: field options: 'x' is not of type 'object'"),
+    ("players missing", lambda r: r[0].pop("players"), r"header: field players is missing"),
+    ("a line after the result", lambda r: r.append(r[-2]),
+     r"line \d+: a 'move' record after the result line"),
+    ("a second result", lambda r: r.append(r[-1]),
+     r"line \d+: a 'result' record after the result line"),
+    ("a second header", lambda r: r.insert(1, r[0]), r"line 2: unexpected record 'header'"),
+    ("a stray line", lambda r: r.insert(3, [1, 2]), r"line 4: unexpected record 'None'"),
+])
+def test_replay_reports_every_damaged_fact_without_crashing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, edit: Any,
+        message: str) -> None:
+    path = tmp_path / "g.jsonl"
+    write_game(path, "rule", "random", 13)
+    bad = tmp_path / "bad.jsonl"
+    _tamper(path, bad, edit)
+    with pytest.raises(TranscriptError, match=message):
+        replay_all(bad)
+    capsys.readouterr()
+    assert main(["replay", str(bad)]) == 1  # a mismatch, never a traceback
+    assert "mismatch: " in capsys.readouterr().err
+
+
+def test_replay_checks_the_llm_totals_and_attempts(tmp_path: Path) -> None:
+    provider = ScriptedProvider(["not json"] * 1000)
+    agent = LLMAgent(provider, get_variant("baseline"), "llm:scripted", fallback="random",
+                     max_attempts=2)
+    path = tmp_path / "llm.jsonl"
+    write_game(path, "rule", agent, 14)
+
+    def cost(r: list[dict[str, Any]]) -> None:
+        r[-1]["totals"]["2"]["input_tokens"] += 1
+
+    bad = tmp_path / "totals.jsonl"
+    _tamper(path, bad, cost)
+    with pytest.raises(TranscriptError, match=r"result: field totals.2 differs"):
+        replay_all(bad)
+
+    def no_raw(r: list[dict[str, Any]]) -> None:
+        rec = next(x for x in r if x["type"] == "move" and x["player"] == 2)
+        del rec["details"]["llm"]["calls"][0]["raw"]
+
+    raw = tmp_path / "raw.jsonl"
+    _tamper(path, raw, no_raw)
+    with pytest.raises(TranscriptError, match=r"field details.llm.calls.0.raw is missing"):
+        replay_all(raw)
+
+
+def test_a_forfeit_is_recorded_with_its_attempts_and_replays(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    agent = LLMAgent(ScriptedProvider(["nope"] * 10), get_variant("baseline"), "llm:scripted",
+                     fallback="forfeit", max_attempts=2)
+    path = tmp_path / "forfeit.jsonl"
+    write_game(path, "rule", agent, 15)
+    records = lines(path)
+    for rec in records:
+        assert schema_error("transcript", rec) is None
+    last, footer = records[-2], records[-1]
+    assert last["details"]["forfeit"] is True and last["player"] == 2
+    assert [c["raw"] for c in last["details"]["llm"]["calls"]] == ["nope", "nope"]
+    assert footer["forfeit"] == 2 and footer["winner"] == 1 and footer["moves"] == last["ply"]
+    assert footer["totals"]["2"]["fallbacks"] == 1
+    replay_all(path)
+    assert main(["replay", str(path)]) == 0
+    assert "player 2 forfeits" in capsys.readouterr().out
+    # a forfeit must end the game, and the result must name it
+    early = tmp_path / "early.jsonl"
+    _tamper(path, early, lambda r: r.insert(-2, {**r[-2], "ply": r[-2]["ply"]}))
+    with pytest.raises(TranscriptError, match=r"field details.forfeit is true, but 1 more"):
+        replay_all(early)
+    unnamed = tmp_path / "unnamed.jsonl"
+    _tamper(path, unnamed, lambda r: r[-1].update(forfeit=None))
+    with pytest.raises(TranscriptError, match=r"field forfeit is null, but ply \d+ records"):
+        replay_all(unnamed)
+
+
+def test_older_forfeit_files_without_the_forfeit_record_still_replay(tmp_path: Path) -> None:
+    agent = LLMAgent(ScriptedProvider([]), get_variant("baseline"), "llm:scripted",
+                     fallback="forfeit", max_attempts=1)
+    path = tmp_path / "forfeit.jsonl"
+    write_game(path, agent, "rule", 16)
+    assert [r["type"] for r in lines(path)] == ["header", "move", "result"]
+    old = tmp_path / "old.jsonl"
+    _tamper(path, old, lambda r: r.pop(-2))  # as written before the record was kept
+    t = read(old)
+    assert t.moves == [] and t.footer is not None and t.footer["moves"] == 1
+    assert list(replay(t)) == []
+    check_result(t, initial_state(t))
+
+
+def test_a_mismatch_names_a_different_rules_version(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    write_game(path, "rule", "random", 17)
+    bad = tmp_path / "bad.jsonl"
+
+    def edit(r: list[dict[str, Any]]) -> None:
+        r[0]["rules_version"] = "0"
+        r[-1]["victory"] = "science" if r[-1]["victory"] != "science" else "civilian"
+
+    _tamper(path, bad, edit)
+    with pytest.raises(TranscriptError, match=r"written under rules version '0'"):
+        replay_all(bad)
+    ok = tmp_path / "ok.jsonl"
+    _tamper(path, ok, lambda r: r[0].update(rules_version="0"))
+    replay_all(ok)  # a clean replay is clean whatever the version says
+
+
+def test_format_version_below_one_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    write_game(path, "random", "random", 18)
+    for value in (0, "1", None):
+        bad = tmp_path / "bad.jsonl"
+        _tamper(path, bad, lambda r, v=value: r[0].update(format_version=v))
+        with pytest.raises(TranscriptError, match="is not supported"):
+            read(bad)
+
+
+@pytest.mark.parametrize("extra", [[], ["--hidden-box"]])
+def test_match_cli_transcripts_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      extra: list[str]) -> None:
+    path = tmp_path / "m.jsonl"
+    assert main(["match", "--p1", "random", "--p2", "rule", "--seed", "19", "--transcript",
+                 str(path), *extra]) == 0
+    for rec in lines(path):
+        assert schema_error("transcript", rec) is None
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") > len(lines(path)) and "every recorded fact matches" in out
+    assert main(["replay", str(path), "--at", "30", "--seat", "2"]) == 0
+    assert schema_error("state", json.loads(capsys.readouterr().out)) is None
+
+
+def test_default_path_never_overwrites(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("duel.transcripts.time.strftime", lambda fmt, t=None: "20260101-000000")
+    first = default_path("ABCDEFGH", str(tmp_path))
+    first.write_text("x")
+    second = default_path("ABCDEFGH", str(tmp_path))
+    assert second != first and second.name.endswith("-ABCDEFGH-2.jsonl")

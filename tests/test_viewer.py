@@ -13,7 +13,7 @@ from duel.agents.llm.agent import LLMAgent
 from duel.engine import new_game
 from duel.match import play_match
 from duel.prompts import get_variant
-from duel.transcripts import TranscriptWriter, read
+from duel.transcripts import TranscriptError, TranscriptWriter, read
 from duel.viewer import frames, render
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -64,6 +64,17 @@ def test_viewer_in_headless_chromium(tmp_path: Path) -> None:
             assert "Age 1" in page.inner_text("#status")
             assert page.locator("#track .cell").count() == 19
             assert "Coins:" in page.inner_text("#city1") and "Coins:" in page.inner_text("#city2")
+            for n in (1, 2):
+                city = page.inner_text(f"#city{n}")
+                assert "Wonders:" in city and "Tokens:" in city
+            # cities by colour: each built card is a chip of its colour
+            colours = {"brown", "grey", "blue", "green", "red", "yellow", "purple"}
+            chips = page.locator("#city1 .chip, #city2 .chip").evaluate_all(
+                "els => els.map(e => e.className)")
+            assert any(set(c.split()) & colours for c in chips)
+            assert "Discard pile:" in page.inner_text("#board")
+            assert page.locator("#moves div").count() == total + 1
+            assert "20." in page.inner_text("#moves .current")
             page.click("#prev")
             assert page.inner_text("#ply") == f"ply 19 / {total}"
             # Find an LLM move: its attempts show with category and raw reply.
@@ -74,6 +85,7 @@ def test_viewer_in_headless_chromium(tmp_path: Path) -> None:
             detail = page.inner_text("#detail")
             assert "attempt 1: UNPARSABLE" in detail and "hmm, the Palace?" in detail
             assert "fallback rule" in detail
+            assert "10 in / 5 out" in detail and "cost unknown" in detail  # tokens and cost
             page.keyboard.press("End")
             assert page.inner_text("#ply") == f"ply {total} / {total}"
             assert "Result:" in page.inner_text("#detail")
@@ -110,3 +122,33 @@ def test_server_view_page_renders(tmp_path: Path, seat: None) -> None:
         assert page.status_code == 200 and "const GAME = " in page.text
         assert f"duel game {code}" in page.text
         assert client.get("/games/nope/view").status_code == 404
+
+
+def test_a_forfeit_gets_its_own_frame_with_the_attempts(tmp_path: Path) -> None:
+    llm = LLMAgent(ScriptedProvider(["I resign?"] * 5), get_variant("baseline"), "llm:scripted",
+                   max_attempts=2, fallback="forfeit")
+    opp = make_agent("rule")
+    deal = new_game(21).deal
+    path = tmp_path / "forfeit.jsonl"
+    writer = TranscriptWriter(path, 21, deal, (opp, llm))
+    writer.finish(play_match(opp, llm, seed=21, deal=deal, on_move=writer.record))
+    t = read(path)
+    fs = frames(t)
+    assert len(fs) == len(t.moves) + 1
+    last = fs[-1]
+    assert last["text"] == "Player 2 forfeits" and last["view"] == fs[-2]["view"]
+    assert [c["raw"] for c in last["record"]["details"]["llm"]["calls"]] == ["I resign?"] * 2
+    assert "Player 2 forfeits" in render(t)
+
+
+def test_a_partial_transcript_renders_and_a_tampered_one_is_refused(tmp_path: Path) -> None:
+    path = _transcript(tmp_path)
+    text = path.read_text().splitlines()
+    partial = tmp_path / "partial.jsonl"
+    partial.write_text("\n".join(text[:15]) + "\n")
+    assert len(frames(read(partial))) == 15  # the start and 14 moves
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([text[0], *(line.replace('"price": 0', '"price": 7')
+                                          for line in text[1:])]) + "\n")
+    with pytest.raises(TranscriptError, match=r"ply \d+: field price is 7"):
+        frames(read(bad))

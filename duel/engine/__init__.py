@@ -30,7 +30,9 @@ from .moves import (
 from .state import GAME_END, STEP_NAMES, GameState
 from .view import seat_view
 
-RULES_VERSION = "1"
+# Bumped whenever a view or a rule changes, so that replaying an older transcript explains
+# its mismatch. 2: the wonders out of the game show from the draft's round 2.
+RULES_VERSION = "2"
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
 
 

@@ -161,10 +161,53 @@ def transcript_schema() -> dict[str, Any]:
         "prompt": {"oneOf": [{"type": "null"}, {
             "type": "object", "required": ["name", "hash"],
             "properties": {"name": {"type": "string"}, "hash": {"type": "string"}}}]}}}
+    count = {"type": "integer", "minimum": 0}
+    cost = {"type": ["number", "null"], "minimum": 0}
+    llm_call = {  # one attempt: its category, raw reply, tokens, cost and latency
+        "type": "object",
+        "required": ["attempt", "category", "raw", "input_tokens", "output_tokens",
+                     "cached_tokens", "cost_usd", "latency_s"],
+        "properties": {
+            "provider": {"type": "string"}, "model": {"type": "string"},
+            "variant": {"type": "string"}, "variant_hash": {"type": "string"},
+            "attempt": {"type": "integer", "minimum": 1},
+            "category": {"enum": ["OK", "ILLEGAL", "SCHEMA", "UNPARSABLE", "EMPTY",
+                                  "TRUNCATED", "TRANSPORT"]},
+            "raw": {"type": "string"}, "finish_reason": {"type": "string"},
+            "input_tokens": count, "output_tokens": count, "cached_tokens": count,
+            "cache_write_tokens": count,
+            "cost_usd": cost, "latency_s": {"type": "number", "minimum": 0},
+            "error": {"type": "string"}}}
+    llm_details = {
+        "type": "object",
+        "required": ["calls", "attempts", "legal_at_attempt", "fallback", "variant",
+                     "variant_hash"],
+        "properties": {
+            "calls": {"type": "array", "items": llm_call},
+            "attempts": count,
+            "legal_at_attempt": {"type": ["integer", "null"], "minimum": 1},
+            "fallback": {"enum": [None, "random", "rule", "forfeit"]},
+            "variant": {"type": "string"}, "variant_hash": {"type": "string"}}}
+    totals = {"oneOf": [{"type": "null"}, {  # one seat's LLM totals (null: no LLM moves)
+        "type": "object",
+        "required": ["moves", "calls", "input_tokens", "output_tokens", "cached_tokens",
+                     "cost_usd", "latency_s", "first_try_legal", "legal_after_retries",
+                     "mean_attempts", "fallbacks", "categories"],
+        "properties": {
+            "moves": count, "calls": count, "input_tokens": count, "output_tokens": count,
+            "cached_tokens": count, "cost_usd": cost, "latency_s": {"type": "number"},
+            "first_try_legal": {"type": "number", "minimum": 0, "maximum": 1},
+            "legal_after_retries": {"type": "number", "minimum": 0, "maximum": 1},
+            "mean_attempts": {"type": "number", "minimum": 0}, "fallbacks": count,
+            "categories": {"type": "object", "additionalProperties": count}}}]}
     return {
         "$schema": DRAFT,
         "$id": "https://duel.dev/schemas/transcript.schema.json",
         "title": "One line of a duel transcript (JSON lines)",
+        "description": "Line 1 is the header, then one move record per decision (ply 1, 2, ...), "
+                       "then the result. format_version is 1; readers refuse newer versions. "
+                       "A forfeit is recorded as the last move record with details.forfeit "
+                       "true (its move was never played).",
         "oneOf": [
             {"type": "object",
              "required": ["type", "format_version", "duel_version", "rules_version", "seed",
@@ -175,6 +218,9 @@ def transcript_schema() -> dict[str, Any]:
                  "duel_version": {"type": "string"},
                  "rules_version": {"type": "string"},
                  "seed": {"type": ["integer", "null"]},
+                 "deal_from_seed": {"type": "boolean",
+                                    "description": "true if the deal is the seed's deal, which "
+                                                   "replay then checks"},
                  "code": {"type": "string"},
                  "deal": deal_schema(),
                  "options": {"type": "object",
@@ -194,7 +240,10 @@ def transcript_schema() -> dict[str, Any]:
                  "price": {"type": "integer", "minimum": 0},
                  "view_hash": {"type": "string"},
                  "seconds": {"type": "number", "minimum": 0},
-                 "details": {"type": "object"}}},
+                 "details": {"type": "object", "properties": {
+                     "llm": llm_details,
+                     "forfeit": {"type": "boolean"},
+                     "iterations": count}}}},
             {"type": "object",
              "required": ["type", "winner", "victory", "scores", "moves", "seconds", "forfeit",
                           "totals"],
@@ -204,10 +253,11 @@ def transcript_schema() -> dict[str, Any]:
                  "victory": {"enum": ["military", "science", "civilian", "forfeit"]},
                  "scores": {"type": "object", "required": ["player1", "player2"],
                             "properties": {"player1": breakdown, "player2": breakdown}},
-                 "moves": {"type": "integer", "minimum": 0},
+                 "moves": count,
                  "seconds": {"type": "number", "minimum": 0},
                  "forfeit": {"enum": [None, 1, 2]},
-                 "totals": {"type": "object"}}},
+                 "totals": {"type": "object", "required": ["1", "2"],
+                            "properties": {"1": totals, "2": totals}}}},
         ],
     }
 

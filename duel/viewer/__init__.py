@@ -11,23 +11,26 @@ import json
 from importlib import resources
 from typing import Any
 
-from duel.engine import CARDS, Deal, new_game, seat_view
+from duel.engine import CARDS, seat_view
 from duel.engine.data import COLOR_NAMES
 from duel.narrate import describe
-from duel.transcripts import Transcript, replay
+from duel.transcripts import Transcript, initial_state, is_forfeit, replay
 
 
 def frames(t: Transcript) -> list[dict[str, Any]]:
-    """Frame 0 is the start; frame k the public view after ply k, with that move's record."""
-    code = t.header.get("code")
-    state = new_game(deal=Deal.from_json(t.header["deal"]),
-                     open_box=bool(t.header.get("options", {}).get("open_box", True)),
-                     code=code if isinstance(code, str) else None)
+    """Frame 0 is the start; frame k the public view after ply k, with that move's record. A
+    resignation gets a last frame of its own (the position does not change), so the attempts
+    of an LLM that forfeited show too. Raises TranscriptError where the replay mismatches."""
+    state = initial_state(t)
     out: list[dict[str, Any]] = [{"ply": 0, "view": seat_view(state), "text": "Start",
                                   "record": None}]
     for step, rec in zip(replay(t), t.moves, strict=False):
         out.append({"ply": step.ply, "view": seat_view(step.after), "text": describe(step.after),
                     "record": rec})
+    if len(out) <= len(t.moves) and is_forfeit(t.moves[len(out) - 1]):
+        rec = t.moves[len(out) - 1]
+        out.append({"ply": rec["ply"], "view": out[-1]["view"],
+                    "text": f"Player {rec['player']} forfeits", "record": rec})
     return out
 
 
