@@ -106,6 +106,7 @@ def bench_server(clients: int, seconds: float) -> dict[str, float]:
     bots each play a game (both seats, random legal moves) over HTTP for up to `seconds`."""
     import asyncio
     import os
+    import shutil
     import socket
     import subprocess
     import sys
@@ -177,6 +178,7 @@ def bench_server(clients: int, seconds: float) -> dict[str, float]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+        shutil.rmtree(folder, ignore_errors=True)
     return {"moves": counts["moves"], "seconds": elapsed, "moves_per_s": counts["moves"] / elapsed,
             "post_p50_ms": 1000 * _percentile(posts, 0.5),
             "post_p99_ms": 1000 * _percentile(posts, 0.99),

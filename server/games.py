@@ -6,14 +6,18 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import os
 import random
 import secrets
 import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-from duel.agents.base import Agent
-from duel.agents.spec import make_agent
+from duel.agents.base import Agent, Decision
+from duel.agents.mcts import MCTSAgent
+from duel.agents.spec import SpecError, make_agent
 from duel.engine import (
     Deal,
     DuelError,
@@ -31,6 +35,13 @@ from server.store import GameRow, MoveRow, Store
 log = logging.getLogger("duel.server")
 EXTERNAL = "external"
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
+# Agent budgets the server accepts, in seats and from /agents/move: one request must not hold a
+# thread (or fork processes) for ever.
+MAX_SECONDS = 30.0
+MAX_ITERATIONS = 200_000
+MAX_WORKERS = max(1, os.cpu_count() or 1)
+RECENT = 32  # past states kept per game, for event streams that fell behind
+T = TypeVar("T")
 
 
 class GameError(Exception):
@@ -46,6 +57,30 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def check_budget(agent: Agent) -> None:
+    """Refuse (SpecError) an MCTS agent whose search would take too long or too many
+    processes."""
+    if isinstance(agent, MCTSAgent) and (agent.time > MAX_SECONDS
+                                         or agent.iterations > MAX_ITERATIONS
+                                         or getattr(agent, "workers", 1) > MAX_WORKERS):
+        raise SpecError(f"mcts budget too large: at most time={MAX_SECONDS:g}, "
+                        f"iterations={MAX_ITERATIONS} and workers={MAX_WORKERS}")
+
+
+class UnavailableAgent:
+    """Stands in for a seat's agent that cannot be built any more (after a restart: an API key
+    gone from the environment, a model file removed). Every turn fails, so the game's fallback
+    plays or forfeits for it, and the game goes on."""
+
+    def __init__(self, spec: str, reason: str) -> None:
+        self.spec = spec
+        self.reason = reason
+
+    def choose(self, view: dict[str, Any], legal: Sequence[Move],
+               rng: random.Random) -> Decision:
+        raise SpecError(f"agent {self.spec!r} is unavailable: {self.reason}")
+
+
 @dataclass
 class LiveGame:
     row: GameRow
@@ -55,6 +90,7 @@ class LiveGame:
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     forfeit: int | None = None
     task: asyncio.Task[None] | None = None
+    recent: dict[int, GameState] = field(default_factory=dict)  # ply -> past state
 
     @property
     def code(self) -> str:
@@ -78,17 +114,33 @@ class LiveGame:
 
 
 class GameManager:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, thinkers: int = 4) -> None:
         self.store = store
         self.games: dict[str, LiveGame] = {}
         self.tokens: dict[str, tuple[str, int]] = {}  # token hash -> (code, seat)
+        # Agents think on their own threads: a slow search or LLM call must never queue the
+        # storage calls (asyncio's default pool) of every other game behind it.
+        self.thinking = ThreadPoolExecutor(thinkers, thread_name_prefix="duel-agent")
+        # /agents/move requests thinking or waiting at once; more are refused with 429, so a
+        # flood of searches cannot starve the agent seats of the games.
+        self.asking = 0
+        self.max_asking = thinkers
+
+    async def think(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run `fn(*args)` (an agent's decision) on the agents' threads."""
+        return await asyncio.get_running_loop().run_in_executor(self.thinking, fn, *args)
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
-        """Load every stored game; resume agent seats whose turn it is."""
+        """Load every stored game; resume agent seats whose turn it is. A game that cannot be
+        restored is logged and left out; it never stops the server from starting."""
         for row in await asyncio.to_thread(self.store.games):
-            moves = await asyncio.to_thread(self.store.moves, row.code)
-            game = self._restore(row, moves)
+            try:
+                moves = await asyncio.to_thread(self.store.moves, row.code)
+                game = self._restore(row, moves)
+            except Exception:  # noqa: BLE001 - one damaged game must not take the others down
+                log.exception("game %s could not be restored; it is left out", row.code)
+                continue
             self.games[row.code] = game
             for seat, h in row.token_hashes.items():
                 self.tokens[h] = (row.code, seat)
@@ -98,24 +150,44 @@ class GameManager:
         for game in self.games.values():
             if game.task is not None:
                 game.task.cancel()
+        self.thinking.shutdown(wait=False, cancel_futures=True)
 
     def _restore(self, row: GameRow, moves: list[MoveRow]) -> LiveGame:
         state = new_game(deal=Deal.from_json(row.options["deal"]),
                          open_box=row.options["open_box"], code=row.code)
-        game = LiveGame(row, state, self._agents(row.seats))
+        game = LiveGame(row, state, self._agents(row.seats, strict=False))
         for m in moves:
             if m.details.get("forfeit"):
                 game.forfeit = m.player
                 break
+            game.recent[game.state.ply] = game.state
             game.state = game.state.apply(Move.from_json(m.move))
+        _trim(game)
         if game.state.ply + (1 if game.forfeit else 0) != row.ply:
             raise RuntimeError(f"game {row.code}: stored ply {row.ply} but moves replay to "
                                f"{game.state.ply}")
         return game
 
     @staticmethod
-    def _agents(seats: list[str]) -> dict[int, Agent]:
-        return {i + 1: make_agent(spec) for i, spec in enumerate(seats) if spec != EXTERNAL}
+    def _agents(seats: list[str], strict: bool = True) -> dict[int, Agent]:
+        """The seats' agents. `strict` (a new game): a bad spec or budget raises SpecError.
+        Otherwise (a restored game) an agent that cannot be built is replaced by one that
+        always fails, so the game's fallback takes over its turns."""
+        agents: dict[int, Agent] = {}
+        for i, spec in enumerate(seats):
+            if spec == EXTERNAL:
+                continue
+            try:
+                agent = make_agent(spec)
+                check_budget(agent)
+            except SpecError as exc:
+                if strict:
+                    raise
+                log.warning("seat %d: agent %r unavailable (%s); its fallback plays", i + 1,
+                            spec, exc)
+                agent = UnavailableAgent(spec, str(exc))
+            agents[i + 1] = agent
+        return agents
 
     # ------------------------------------------------------------------ games
     async def create(self, seats: list[str], seed: int | None, deal_json: dict[str, Any] | None,
@@ -128,11 +200,14 @@ class GameManager:
             deal = Deal.random(random.Random(seed if seed is not None
                                              else secrets.randbits(63)))
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
+        while code in self.games:
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
         tokens = {str(i + 1): secrets.token_urlsafe(24)
                   for i, spec in enumerate(seats) if spec == EXTERNAL}
         row = GameRow(code, seats, {int(s): token_hash(t) for s, t in tokens.items()},
                       {"seed": seed, "deal": deal.to_json(), "open_box": open_box,
-                       "time_per_move": time_per_move, "fallback": fallback}, 0, False)
+                       "time_per_move": time_per_move, "fallback": fallback}, 0, False,
+                      time.time())
         state = new_game(deal=deal, open_box=open_box, code=code)
         game = LiveGame(row, state, agents)
         await asyncio.to_thread(self.store.create_game, row, seat_view(state))
@@ -168,18 +243,36 @@ class GameManager:
         flip = seat == 1
         return [(relabel_move(m) if flip else m, p) for m, p in game.state.priced_moves()]
 
-    async def submit(self, game: LiveGame, seat: int, move_json: Any, ply: int) -> None:
-        """An external seat's move, in its labels, at `ply` (moves already played)."""
+    async def submit(self, game: LiveGame, seat: int, move_json: Any, ply: int
+                     ) -> tuple[int, dict[str, Any]]:
+        """An external seat's move, in its labels, at `ply` (moves already played). Returns the
+        game's new ply and the state as the seat sees it right after the move."""
         try:
             move = Move.from_json(move_json)
         except DuelError as exc:
             raise GameError(422, {"error": "malformed move", "reason": str(exc)}) from None
         if seat == 1:
             move = relabel_move(move)
-        await self._apply(game, seat, move, ply, {}, 0.0)
+        try:
+            return await self._apply(game, seat, move, ply, {}, 0.0)
+        except GameError as exc:
+            if exc.status == 409 and 0 <= ply < game.row.ply:
+                exc.detail = await self._stale_detail(game, seat, move, ply, str(exc.detail))
+            raise
+
+    async def _stale_detail(self, game: LiveGame, seat: int, move: Move, ply: int,
+                            detail: str) -> str:
+        """A stale ply's refusal, saying whether the move sent is the one recorded at that ply
+        (a retry whose first answer was lost: the move was applied, once)."""
+        rows = await asyncio.to_thread(self.store.moves, game.code)
+        if ply < len(rows) and rows[ply].player == seat and not rows[ply].details.get("forfeit"):
+            if rows[ply].move == move.to_json():
+                return f"{detail}; this move was already applied as move {ply + 1}"
+        return f"{detail}; move {ply + 1} was another move"
 
     async def _apply(self, game: LiveGame, seat: int, move: Move, ply: int,
-                     details: dict[str, Any], seconds: float, forfeit: bool = False) -> None:
+                     details: dict[str, Any], seconds: float, forfeit: bool = False
+                     ) -> tuple[int, dict[str, Any]]:
         async with game.lock:
             state = game.state
             if game.over:
@@ -197,7 +290,8 @@ class GameManager:
                                       "reason": _labels(state.why_illegal(move), flip),
                                       "legal": legal})
             record = MoveRow(state.ply + 1, seat, state.step_name, move.to_json(),
-                             state.price(move), view_hash(seat_view(state, as_player2=seat)),
+                             0 if forfeit else state.price(move),
+                             view_hash(seat_view(state, as_player2=seat)),
                              round(seconds, 4), {**details, "forfeit": True} if forfeit
                              else details)
             after = state if forfeit else state.apply(move)
@@ -209,13 +303,24 @@ class GameManager:
             if forfeit:
                 game.forfeit = seat
             else:
+                game.recent[state.ply] = state
                 game.state = after
+                _trim(game)
+            answer = (game.row.ply, game.view_for(seat))
         async with game.changed:
             game.changed.notify_all()
         self._schedule(game)
+        return answer
 
     # ------------------------------------------------------------------ agents and clocks
     def _schedule(self, game: LiveGame) -> None:
+        """Start the turn of the player to move: its agent, or the clock of an external seat.
+        The previous turn's clock (its ply is played) is stopped, so `stop` finds every task."""
+        previous = game.task
+        if previous is not None and not previous.done() \
+                and previous is not asyncio.current_task():
+            previous.cancel()
+        game.task = None
         if game.over:
             return
         seat = game.state.current_player
@@ -231,8 +336,7 @@ class GameManager:
         start = time.perf_counter()
         forfeit = False
         try:
-            move, details, forfeit = await asyncio.to_thread(decide, game.agents[seat], state,
-                                                             rng)
+            move, details, forfeit = await self.think(decide, game.agents[seat], state, rng)
         except Exception as exc:  # noqa: BLE001 - an agent failing must not stop the game
             log.warning("game %s: agent %s failed: %s", game.code, game.row.seats[seat - 1], exc)
             move, details = self._fallback_move(game, state, rng)
@@ -264,6 +368,39 @@ class GameManager:
         except GameError:
             pass  # the bot moved at the last moment
 
+    # ------------------------------------------------------------------ event streams
+    async def views(self, game: LiveGame, first: int, last: int, seat: int | None
+                    ) -> list[tuple[int, dict[str, Any]]]:
+        """The state after each of the plies first..last as `seat` sees it (after a forfeit,
+        the last "ply" is the resignation). Past states come from the recent ones, else from a
+        replay of the stored moves."""
+        out: list[tuple[int, dict[str, Any]]] = []
+        replayed: dict[int, GameState] | None = None
+        for ply in range(first, last + 1):
+            if ply == game.row.ply:
+                out.append((ply, game.view_for(seat)))
+                continue
+            state = game.state if game.state.ply == ply else game.recent.get(ply)
+            if state is None:
+                if replayed is None:
+                    replayed = await self._replay(game)
+                state = replayed.get(ply)
+            if state is not None:
+                out.append((ply, seat_view(state, as_player2=seat)))
+        return out
+
+    async def _replay(self, game: LiveGame) -> dict[int, GameState]:
+        rows = await asyncio.to_thread(self.store.moves, game.code)
+        state = new_game(deal=Deal.from_json(game.row.options["deal"]),
+                         open_box=game.row.options["open_box"], code=game.code)
+        states = {0: state}
+        for m in rows:
+            if m.details.get("forfeit"):
+                break
+            state = state.apply(Move.from_json(m.move))
+            states[state.ply] = state
+        return states
+
     # ------------------------------------------------------------------ transcripts
     async def transcript(self, game: LiveGame, partial: bool = False) -> list[dict[str, Any]]:
         """The game's transcript lines; `partial` allows an unfinished game (no result line)."""
@@ -274,12 +411,18 @@ class GameManager:
         from duel.agents.llm.accounting import llm_totals
         from duel.engine import RULES_VERSION
 
+        seed = game.row.options.get("seed")
+        deal = game.row.options["deal"]
         header = {"type": "header", "format_version": FORMAT_VERSION, "duel_version": __version__,
-                  "rules_version": RULES_VERSION, "seed": game.row.options.get("seed"),
-                  "code": game.code, "deal": game.row.options["deal"],
+                  "rules_version": RULES_VERSION, "seed": seed,
+                  "deal_from_seed": isinstance(seed, int)
+                  and new_game(seed).deal == Deal.from_json(deal),
+                  "code": game.code, "deal": deal,
                   "options": {"open_box": game.row.options["open_box"]},
                   "players": {str(i + 1): {"spec": spec, "prompt": _prompt(game.agents.get(i + 1))}
-                              for i, spec in enumerate(game.row.seats)}}
+                              for i, spec in enumerate(game.row.seats)},
+                  "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                              time.gmtime(game.row.created or None))}
         lines: list[dict[str, Any]] = [header]
         for m in moves:
             lines.append({"type": "move", "ply": m.ply, "player": m.player, "step": m.step,
@@ -307,6 +450,11 @@ class GameManager:
 def _prompt(agent: Agent | None) -> dict[str, str] | None:
     variant = getattr(agent, "variant", None)
     return None if variant is None else {"name": variant.name, "hash": variant.hash}
+
+
+def _trim(game: LiveGame) -> None:
+    for ply in [p for p in game.recent if p < game.state.ply - RECENT]:
+        del game.recent[ply]
 
 
 def _labels(text: str, flip: bool) -> str:

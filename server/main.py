@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -12,15 +14,39 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.games import GameError, GameManager
+from server.deps import bearer
+from server.games import GameError, GameManager, token_hash
 from server.routes import agents, games
 from server.store import open_store
 
 MAX_BODY = 64 * 1024
+MAX_BUCKETS = 10_000
+
+
+class RedactTokens(logging.Filter):
+    """Hides `?token=...` in log records (uvicorn's access log prints the query string; an
+    event stream's token travels there because EventSource cannot set headers)."""
+
+    PATTERN = re.compile(r"([?&]token=)[^&\s\"]*")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(self.PATTERN.sub(r"\1***", a) if isinstance(a, str) else a
+                                for a in record.args)
+        if isinstance(record.msg, str):
+            record.msg = self.PATTERN.sub(r"\1***", record.msg)
+        return True
+
+
+def _redact_access_log() -> None:
+    logger = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, RedactTokens) for f in logger.filters):
+        logger.addFilter(RedactTokens())
 
 
 class RateLimiter:
-    """A token bucket per client address: `rate` requests a second, bursts of `burst`."""
+    """A token bucket per client (a seat's token, else an address): `rate` requests a second,
+    bursts of `burst`."""
 
     def __init__(self, rate: float, burst: int) -> None:
         self.rate = rate
@@ -29,6 +55,8 @@ class RateLimiter:
 
     def allow(self, key: str) -> bool:
         now = time.monotonic()
+        if key not in self.buckets and len(self.buckets) >= MAX_BUCKETS:
+            self._prune(now)
         tokens, last = self.buckets.get(key, (float(self.burst), now))
         tokens = min(float(self.burst), tokens + (now - last) * self.rate)
         if tokens < 1.0:
@@ -36,6 +64,18 @@ class RateLimiter:
             return False
         self.buckets[key] = (tokens - 1.0, now)
         return True
+
+    def _prune(self, now: float) -> None:
+        """Forget the buckets that have refilled (they are as good as new), so the table stays
+        small; if every bucket is busy, forget the oldest half."""
+        full = [k for k, (tokens, last) in self.buckets.items()
+                if tokens + (now - last) * self.rate >= self.burst]
+        for k in full:
+            del self.buckets[k]
+        if len(self.buckets) >= MAX_BUCKETS:
+            oldest = sorted(self.buckets, key=lambda k: self.buckets[k][1])
+            for k in oldest[:len(oldest) // 2]:
+                del self.buckets[k]
 
 
 class BodyLimit:
@@ -101,13 +141,21 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400) -> Fa
                   description="7 Wonders Duel for LLM agents, MCTS and external bots. States and "
                               "moves use the rules prompt's JSON format.")
     limiter = RateLimiter(rate, burst)
+    _redact_access_log()
 
     @app.middleware("http")
     async def limits(request: Request,
                      call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        # Per token when there is one (many bots may share an address), else per address.
-        auth = request.headers.get("authorization") or request.query_params.get("token")
-        client = auth or (request.client.host if request.client else "?")
+        # Per seat token when a valid one is given (many bots may share an address), else per
+        # address: a made-up token must not buy a fresh bucket.
+        client = "addr:" + (request.client.host if request.client else "?")
+        auth = request.headers.get("authorization", "")
+        token = auth.partition(" ")[2].strip() if auth else request.query_params.get("token")
+        manager: GameManager | None = getattr(request.app.state, "manager", None)
+        if token and manager is not None:
+            digest = token_hash(token)
+            if digest in manager.tokens:
+                client = "seat:" + digest
         if not limiter.allow(client):
             return JSONResponse({"detail": "rate limit exceeded"}, 429,
                                 headers={"retry-after": "1"})
@@ -115,11 +163,24 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400) -> Fa
 
     @app.exception_handler(GameError)
     async def game_error(request: Request, exc: GameError) -> JSONResponse:
-        headers = {"www-authenticate": "Bearer"} if exc.status == 401 else None
+        headers = {"www-authenticate": "Bearer"} if exc.status == 401 else \
+            {"retry-after": "1"} if exc.status == 429 else None
         return JSONResponse({"detail": exc.detail}, exc.status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI decodes a JSON body before it resolves the dependencies that check the game
+        # and the token; an undecodable move body still gets 404/401/403 first, like any other.
+        code = request.path_params.get("code")
+        if isinstance(code, str) and request.method == "POST":
+            try:
+                m: GameManager = request.app.state.manager
+                m.get(code)
+                token = bearer(request.headers.get("authorization"),
+                               request.query_params.get("token"))
+                m.seat_of(code, token)
+            except GameError as denied:
+                return await game_error(request, denied)
         errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")}
                   for e in exc.errors()]
         return JSONResponse({"detail": errors}, 422)

@@ -3,9 +3,23 @@ published schemas as well."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+
+from duel.schemas import schema
+
+
+def _published(name: str) -> dict[str, Any]:
+    """The published JSON Schema `name`, to embed in the OpenAPI document (OpenAPI 3.1 speaks
+    JSON Schema 2020-12; the document's own identifiers are dropped)."""
+    return {k: v for k, v in schema(name).items() if k not in ("$schema", "$id")}
+
+
+# Plain dicts to pydantic (the routes check them against the published schemas, to name what is
+# wrong), the published schemas in the OpenAPI document: clients and schemathesis see the format.
+StateJSON = Annotated[dict[str, Any], WithJsonSchema(_published("state"))]
+DealJSON = Annotated[dict[str, Any], WithJsonSchema(_published("deal"))]
 
 
 class GameCreate(BaseModel):
@@ -14,7 +28,7 @@ class GameCreate(BaseModel):
                          max_length=300)
     player2: str = Field(max_length=300)
     seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
-    deal: dict[str, Any] | None = Field(default=None, description="an explicit deal")
+    deal: DealJSON | None = Field(default=None, description="an explicit deal")
     open_box: bool = True
     time_per_move: float | None = Field(default=None, gt=0, le=86400,
                                         description="seconds an external seat has per move")
@@ -26,7 +40,7 @@ class GameCreate(BaseModel):
 class GameCreated(BaseModel):
     code: str
     tokens: dict[str, str] = Field(description="bearer token of each external seat, shown once")
-    state: dict[str, Any]
+    state: StateJSON
 
 
 class MoveIn(BaseModel):
@@ -50,13 +64,14 @@ class MovesOut(BaseModel):
 
 class MoveAccepted(BaseModel):
     ply: int
-    state: dict[str, Any]
+    state: StateJSON
 
 
 class AgentMoveIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    agent: str = Field(max_length=300, description="agent spec")
-    state: dict[str, Any] = Field(description="a state in the prompt's format")
+    agent: str = Field(max_length=300, description="agent spec",
+                       examples=["rule", "random", "mcts:iterations=50"])
+    state: StateJSON = Field(description="a state in the prompt's format")
 
 
 class AgentMoveOut(BaseModel):

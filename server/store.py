@@ -20,6 +20,7 @@ class GameRow:
     options: dict[str, Any]  # seed, deal (JSON), open_box, time_per_move, fallback
     ply: int
     over: bool
+    created: float = 0.0  # seconds since the epoch
 
 
 @dataclass
@@ -39,6 +40,10 @@ class StoreError(Exception):
 
 
 class Store(Protocol):
+    """What the game manager needs from storage. `append_move` is atomic: the move and the
+    game's new ply, end flag and view are stored together or not at all, and only if the game
+    is still at the ply before the move (else StoreError)."""
+
     def create_game(self, row: GameRow, view: dict[str, Any]) -> None: ...
 
     def games(self) -> list[GameRow]: ...
@@ -90,18 +95,18 @@ class SQLiteStore:
         with self._lock:
             self._db.execute(
                 "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (row.code, time.time(), json.dumps(row.seats),
+                (row.code, row.created or time.time(), json.dumps(row.seats),
                  json.dumps({str(k): v for k, v in row.token_hashes.items()}),
                  json.dumps(row.options), row.ply, int(row.over), json.dumps(view)))
 
     def games(self) -> list[GameRow]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT code, seats, tokens, options, ply, over FROM games ORDER BY created"
-            ).fetchall()
+                "SELECT code, seats, tokens, options, ply, over, created FROM games "
+                "ORDER BY created").fetchall()
         return [GameRow(code, json.loads(seats), {int(k): v for k, v in json.loads(tok).items()},
-                        json.loads(opts), ply, bool(over))
-                for code, seats, tok, opts, ply, over in rows]
+                        json.loads(opts), ply, bool(over), created)
+                for code, seats, tok, opts, ply, over, created in rows]
 
     def moves(self, code: str) -> list[MoveRow]:
         with self._lock:

@@ -2,44 +2,67 @@
 
 from __future__ import annotations
 
-import asyncio
+import copy
 import random
+from typing import Any
 
 from fastapi import APIRouter
 
-from duel.agents.mcts import MCTSAgent
 from duel.agents.spec import SpecError, make_agent
 from duel.engine import DuelError, InfoSet
 from duel.schemas import schema_error
-from server.games import GameError
+from server.deps import Manager
+from server.games import GameError, check_budget
 from server.routes.games import ERRORS
 from server.schemas import AgentMoveIn, AgentMoveOut
 
 router = APIRouter(prefix="/agents", tags=["agents"])
-MAX_SECONDS = 30.0
-MAX_ITERATIONS = 200_000
+
+
+def tolerate_reference_quirks(state: dict[str, Any]) -> dict[str, Any]:
+    """The reference server keeps listing a token taken from the box by the Great Library in
+    `tokensUnavailable` (the rules prompt's own example shows AGRICULTURE both there and in
+    player2's tokens). A token in a city is not in the box: drop it from the box's list."""
+    taken = {t for p in ("player1", "player2") if isinstance(state.get(p), dict)
+             for t in state[p].get("tokens", []) if isinstance(t, str)}
+    box = state.get("tokensUnavailable")
+    if not taken or not isinstance(box, list) or not taken.intersection(box):
+        return state
+    fixed = copy.deepcopy(state)
+    fixed["tokensUnavailable"] = [t for t in box if t not in taken]
+    return fixed
 
 
 @router.post("/move", response_model=AgentMoveOut, responses=ERRORS)
-async def agent_move(body: AgentMoveIn) -> AgentMoveOut:
-    """The move `agent` would play for the player to move in `state` (MCTS searches from the
-    information set: hidden cards are sampled among the unseen ones)."""
+async def agent_move(body: AgentMoveIn, m: Manager) -> AgentMoveOut:
+    """The move `agent` would play for the player to move in `state`, in the state's labels
+    (MCTS searches from the information set: hidden cards are sampled among the unseen ones).
+    The state may come from any server speaking the prompt's format; one that is malformed or
+    inconsistent is refused with 422 naming the problem."""
     problem = schema_error("state", body.state)
     if problem:
         raise GameError(422, problem)
+    state_json = tolerate_reference_quirks(body.state)
     try:
         agent = make_agent(body.agent)
-        info = InfoSet.from_view(body.state)
+        check_budget(agent)
+        info = InfoSet.from_view(state_json)
+        state = info.sample(random.Random(0))
     except (SpecError, DuelError) as exc:
         raise GameError(422, str(exc)) from None
-    if isinstance(agent, MCTSAgent) and (agent.time > MAX_SECONDS
-                                         or agent.iterations > MAX_ITERATIONS):
-        raise GameError(422, f"mcts budget too large: at most time={MAX_SECONDS:g} or "
-                             f"iterations={MAX_ITERATIONS}")
-    state = info.sample(random.Random(0))
     legal = state.legal_moves()
     if not legal:
         raise GameError(422, "the game is over: there is no move to make")
-    decision = await asyncio.to_thread(agent.choose, body.state, legal, random.Random(0))
+    if m.asking >= m.max_asking:
+        raise GameError(429, f"busy: {m.asking} agent moves are being searched; retry later")
+    m.asking += 1
+    try:
+        decision = await m.think(agent.choose, state_json, legal, random.Random(0))
+    except DuelError as exc:  # a state the agent's own reading refuses
+        raise GameError(422, str(exc)) from None
+    finally:
+        m.asking -= 1
+    if decision.move not in legal:
+        raise GameError(422, f"agent {body.agent!r} found no legal move in this state")
     data = decision.move.to_json()
     return AgentMoveOut(move=data["move"], moveData=data["moveData"], details=decision.details)

@@ -5,16 +5,17 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from sse_starlette.sse import EventSourceResponse
 
 from duel.agents.spec import SpecError
 from duel.engine import DuelError
-from duel.schemas import schema_error
-from server.games import GameError, GameManager, LiveGame
+from duel.schemas import move_schema_error, schema_error
+from server.deps import Game, Manager, Seat, Viewer
+from server.games import GameError
 from server.schemas import (
     ErrorOut,
     GameCreate,
@@ -23,6 +24,7 @@ from server.schemas import (
     MoveIn,
     MovesOut,
     PricedMove,
+    StateJSON,
 )
 
 router = APIRouter(prefix="/games", tags=["games"])
@@ -30,33 +32,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorOut}, 403: {"model": ErrorOut}, 404: {"model": ErrorOut},
     409: {"model": ErrorOut}, 413: {"model": ErrorOut}, 422: {"model": ErrorOut},
     429: {"model": ErrorOut}}
-
-
-def manager(request: Request) -> GameManager:
-    m: GameManager = request.app.state.manager
-    return m
-
-
-Manager = Annotated[GameManager, Depends(manager)]
-
-
-def bearer(authorization: Annotated[str | None, Header()] = None,
-           token: Annotated[str | None, Query(max_length=200)] = None) -> str | None:
-    """The caller's token: `Authorization: Bearer T`, or `?token=T` (EventSource cannot set
-    headers)."""
-    if authorization:
-        scheme, _, value = authorization.partition(" ")
-        if scheme.lower() != "bearer" or not value:
-            raise GameError(401, "expected an Authorization: Bearer token")
-        return value.strip()
-    return token
-
-
-Token = Annotated[str | None, Depends(bearer)]
-
-
-def _game(m: GameManager, code: str) -> LiveGame:
-    return m.get(code)
 
 
 @router.post("", status_code=201, response_model=GameCreated, responses=ERRORS)
@@ -77,39 +52,33 @@ async def create_game(body: GameCreate, m: Manager) -> GameCreated:
     return GameCreated(code=game.code, tokens=tokens, state=game.view_for(None))
 
 
-@router.get("/{code}", responses=ERRORS)
-async def get_state(code: str, m: Manager, token: Token) -> dict[str, Any]:
+@router.get("/{code}", response_model=StateJSON, responses=ERRORS)
+async def get_state(code: str, game: Game, seat: Viewer) -> dict[str, Any]:
     """The prompt's JSON state: as the caller's seat sees it (the seat is player2), or the public
     view for a spectator without a token."""
-    game = _game(m, code)
-    seat = m.seat_of(code, token) if token else None
     return game.view_for(seat)
 
 
 @router.get("/{code}/moves", response_model=MovesOut, responses=ERRORS)
-async def get_moves(code: str, m: Manager, token: Token) -> MovesOut:
+async def get_moves(code: str, game: Game, seat: Seat, m: Manager) -> MovesOut:
     """The caller's legal moves with their prices (empty when it is not the caller's turn)."""
-    game = _game(m, code)
-    seat = m.seat_of(code, token)
     legal = m.legal_for(game, seat)
     return MovesOut(ply=game.state.ply, yourTurn=bool(legal),
                     moves=[PricedMove(**mv.to_json(), price=p) for mv, p in legal])
 
 
 @router.post("/{code}/moves", response_model=MoveAccepted, responses=ERRORS)
-async def post_move(code: str, body: MoveIn, m: Manager, token: Token) -> MoveAccepted:
-    """The prompt's move JSON plus `ply`, so a retried request is applied once."""
-    game = _game(m, code)
-    seat = m.seat_of(code, token)
+async def post_move(code: str, game: Game, seat: Seat, body: MoveIn, m: Manager
+                    ) -> MoveAccepted:
+    """The prompt's move JSON plus `ply` (the number of moves already played), so a retried
+    request is applied once: the retry finds the ply taken and gets 409, saying whether its
+    move is the one that was applied."""
     move_json = {"move": body.move, "moveData": body.moveData}
-    problem = schema_error("move", move_json)
+    problem = move_schema_error(move_json)
     if problem:
-        from duel.schemas import move_schema_error
-
-        raise GameError(422, {"error": "malformed move", "reason": move_schema_error(move_json)})
-    await m.submit(game, seat, move_json, body.ply)
-    return MoveAccepted(ply=game.state.ply + (1 if game.forfeit else 0),
-                        state=game.view_for(seat))
+        raise GameError(422, {"error": "malformed move", "reason": problem})
+    ply, state = await m.submit(game, seat, move_json, body.ply)
+    return MoveAccepted(ply=ply, state=state)
 
 
 def _ok_as(media_type: str, description: str, schema: dict[str, Any] | None = None
@@ -128,22 +97,24 @@ SSE_EVENT = {"type": "object", "properties": {"event": {"type": "string", "enum"
 @router.get("/{code}/events", response_class=Response,
             responses=_ok_as("text/event-stream", "`state` events carrying the JSON state",
                              SSE_EVENT))
-async def events(code: str, request: Request, m: Manager, token: Token) -> EventSourceResponse:
-    """Server-sent events: one `state` event per change, carrying the state as the caller sees
-    it; the stream ends after the game-over state."""
-    game = _game(m, code)
-    seat = m.seat_of(code, token) if token else None
+async def events(code: str, request: Request, game: Game, seat: Viewer, m: Manager
+                 ) -> EventSourceResponse:
+    """Server-sent events: first the current state, then one `state` event per change (every
+    ply, none skipped, even for a reader that fell behind), each carrying the state as the
+    caller sees it; the `id` is the ply. The stream ends after the game-over state."""
 
     async def stream() -> AsyncIterator[dict[str, str]]:
         last = -1
         while True:
             version = game.row.ply
-            if version != last:
+            if version > last:
+                first = version if last < 0 else last + 1
+                for ply, view in await m.views(game, first, version, seat):
+                    yield {"event": "state", "id": str(ply), "data": json.dumps(view)}
                 last = version
-                yield {"event": "state", "id": str(version),
-                       "data": json.dumps(game.view_for(seat))}
-                if game.over:
-                    return
+                continue  # more may have happened meanwhile
+            if game.over:
+                return
             if await request.is_disconnected():
                 return
             async with game.changed:
@@ -158,9 +129,9 @@ async def events(code: str, request: Request, m: Manager, token: Token) -> Event
 
 @router.get("/{code}/transcript", response_class=Response,
             responses=_ok_as("application/x-ndjson", "the transcript, one JSON object a line"))
-async def transcript(code: str, m: Manager) -> PlainTextResponse:
-    """The game's transcript (JSON lines, the match runner's format) once it is over."""
-    game = _game(m, code)
+async def transcript(code: str, game: Game, m: Manager) -> PlainTextResponse:
+    """The game's transcript (JSON lines, the match runner's format) once it is over (409
+    before)."""
     lines = await m.transcript(game)
     return PlainTextResponse("".join(json.dumps(line) + "\n" for line in lines),
                              media_type="application/x-ndjson")
@@ -168,12 +139,11 @@ async def transcript(code: str, m: Manager) -> PlainTextResponse:
 
 @router.get("/{code}/view", response_class=Response,
             responses=_ok_as("text/html", "the viewer page"))
-async def view_page(code: str, m: Manager) -> HTMLResponse:
+async def view_page(code: str, game: Game, m: Manager) -> HTMLResponse:
     """The browser viewer for this game, as far as it has been played."""
     from duel.transcripts import Transcript
     from duel.viewer import render
 
-    game = _game(m, code)
     lines = await m.transcript(game, partial=True)
     footer = lines[-1] if lines[-1]["type"] == "result" else None
     moves = [line for line in lines if line["type"] == "move"]
