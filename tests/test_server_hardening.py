@@ -32,7 +32,7 @@ from server_helpers import (
 )
 
 from duel.agents.spec import make_agent
-from duel.engine import Deal, GameState, InfoSet, Move, new_game, seat_view
+from duel.engine import Deal, GameState, InfoSet, Move, new_game, relabel_text, seat_view
 from duel.transcripts import TranscriptWriter
 from duel.transcripts import read as read_transcript
 from server.games import MAX_SECONDS, GameManager, LiveGame
@@ -321,7 +321,7 @@ def test_restart_without_an_agent_s_api_key_falls_back_and_goes_on(
                 play(second, code, tokens["1"], rng)
             else:
                 ply = live(second, code).state.ply
-                wait_until(lambda: live(second, code).state.ply > ply, WAIT, "the fallback")
+                wait_until(lambda ply=ply: live(second, code).state.ply > ply, WAIT, "the fallback")
         assert live(second, code).state.is_terminal()
         theirs = [r for r in manager(second).store.moves(code) if r.player == 2]
         assert theirs and all(r.details["fallback"] == "rule" for r in theirs)
@@ -493,6 +493,43 @@ def test_agents_move_for_player_1_to_move(client: TestClient) -> None:
         assert r.status_code == 200, r.text
         move = Move.from_json({"move": r.json()["move"], "moveData": r.json()["moveData"]})
         assert move in state.legal_moves()
+
+
+def test_agents_move_shows_the_mover_as_player2(client: TestClient,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in matches (and as the prompt tells an LLM), the agent is player2 in what it sees:
+    player 1's turn reaches it relabelled, previousMove included, and its answer ("I start",
+    player 2 in its labels) comes back in the state's labels (player 1)."""
+    from duel.agents.base import Decision
+
+    seen: list[tuple[dict[str, Any], list[Move]]] = []
+
+    class Spy:
+        spec = "spy"
+
+        def choose(self, view: dict[str, Any], legal: Any, rng: random.Random) -> Decision:
+            seen.append((view, list(legal)))
+            return Decision(Move("CHOOSE_STARTING_PLAYER", player_number=2), {})
+
+    monkeypatch.setattr("server.routes.agents.make_agent", lambda spec: Spy())
+    rng = random.Random(5)
+    for seed in range(40):
+        state = new_game(seed=seed)
+        while not state.is_terminal() and not (state.step_name == "CHOOSE_STARTING_PLAYER"
+                                               and state.current_player == 1):
+            state = state.apply(rng.choice(state.legal_moves()))
+        if not state.is_terminal():
+            break
+    assert state.step_name == "CHOOSE_STARTING_PLAYER" and state.current_player == 1
+    r = client.post("/agents/move", json={"agent": "rule", "state": seat_view(state)})
+    assert r.status_code == 200, r.text
+    assert r.json()["moveData"] == {"playerNumber": 1}
+    view, legal = seen[0]
+    assert view == seat_view(state, as_player2=1)
+    before = seat_view(state)["previousMove"]
+    assert view["currentPlayerNumber"] == 2 and before and view["previousMove"] != before
+    assert view["previousMove"] == relabel_text(before)
+    assert Move("CHOOSE_STARTING_PLAYER", player_number=2) in legal
 
 
 @pytest.mark.parametrize("breakage", [

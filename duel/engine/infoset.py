@@ -44,6 +44,7 @@ from .state import (
     LOOT2_P2,
     LOOT5_P1,
     LOOT5_P2,
+    PREV_AS_WRITTEN,
     STEP_IDS,
     VICTORY_CIVILIAN,
     VICTORY_MILITARY,
@@ -368,6 +369,9 @@ class InfoSet:
                 st.victory = VICTORY_CIVILIAN
         # A pending play-again is not in the format; infer it from the wonder being resolved.
         prev = view.get("previousMove", "")
+        # Kept as the view wrote it (another server's wording included), so that a sample
+        # renders the same previousMove, relabelled for the other seat.
+        st.prev = (PREV_AS_WRITTEN, prev if isinstance(prev, str) else "", -1)
         me = players[current - 1]
         theology = bool(me.tokens & (1 << THEOLOGY))
         if step in (STEP_IDS["DESTROY_BROWN"], STEP_IDS["DESTROY_GREY"],

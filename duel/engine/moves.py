@@ -152,7 +152,7 @@ def relabel_move(move: Move) -> Move:
     return move
 
 
-_PLAYER_WORD = re.compile(r"\b(player ?)([12])\b")
+_PLAYER_WORD = re.compile(r"\b(player ?)([12])\b", re.IGNORECASE)
 
 
 def relabel_text(text: str) -> str:

@@ -172,6 +172,10 @@ class PlayerState:
         return sum(1 for a in self.wonder_age if a)
 
 
+# `GameState.prev` actor for a previous move known only as text (a state read from a view).
+PREV_AS_WRITTEN: Final = -2
+
+
 class GameState:
     """A complete game position, hidden cards included. Build one with `duel.engine.new_game`."""
 

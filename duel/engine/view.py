@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .data import CARDS, COLOR_GROUP, GROUP_ORDER, TOKEN_NAMES, WONDER_NAMES, back_name
+from .moves import relabel_text
 from .state import (
     DRAW,
     GAME_END,
@@ -17,6 +18,7 @@ from .state import (
     LOOT2_P2,
     LOOT5_P1,
     LOOT5_P2,
+    PREV_AS_WRITTEN,
     STEP_NAMES,
     WONDER_SELECTION,
     GameState,
@@ -25,6 +27,8 @@ from .state import (
 
 def previous_move_text(state: GameState, flip: bool) -> str:
     actor, text, target = state.prev
+    if actor == PREV_AS_WRITTEN:
+        return relabel_text(text) if flip else text
     if actor < 0:
         return ""
 

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from duel.agents.spec import SpecError, make_agent
-from duel.engine import DuelError, InfoSet
+from duel.engine import DuelError, InfoSet, relabel_move, seat_view
 from duel.schemas import schema_error
 from server.deps import Manager
 from server.games import GameError, check_budget
@@ -55,14 +55,19 @@ async def agent_move(body: AgentMoveIn, m: Manager) -> AgentMoveOut:
         raise GameError(422, "the game is over: there is no move to make")
     if m.asking >= m.max_asking:
         raise GameError(429, f"busy: {m.asking} agent moves are being searched; retry later")
+    # Every agent plays as player2, as the prompt says (and as in matches): when player 1 is to
+    # move, it sees the state relabelled and its answer is mapped back to the state's labels.
+    flip = state.current_player == 1
+    view = seat_view(state, as_player2=1) if flip else state_json
+    shown = [relabel_move(mv) for mv in legal] if flip else legal
     m.asking += 1
     try:
-        decision = await m.think(agent.choose, state_json, legal, random.Random(0))
+        decision = await m.think(agent.choose, view, shown, random.Random(0))
     except DuelError as exc:  # a state the agent's own reading refuses
         raise GameError(422, str(exc)) from None
     finally:
         m.asking -= 1
-    if decision.move not in legal:
+    if decision.move not in shown:
         raise GameError(422, f"agent {body.agent!r} found no legal move in this state")
-    data = decision.move.to_json()
+    data = (relabel_move(decision.move) if flip else decision.move).to_json()
     return AgentMoveOut(move=data["move"], moveData=data["moveData"], details=decision.details)
