@@ -1,10 +1,25 @@
-"""Readable, one-line-per-move text for logs (random games, matches, replays)."""
+"""Readable, one-line-per-move text for logs (random games, matches, replays).
+
+A move line reads, e.g.::
+
+     21. Age 1 Player 1 constructed wonder PIRAEUS with BATHS for 7 coins; plays again  (...)
+     22. Age 1 Player 1 discarded GLASSWORKS and gained 3 coins  (coins 3-3, military P1 +1, ...)
+
+with the price paid (trading included), chains, play-again turns and military tokens that cost
+coins; then the coins of both players after the move, the military track (who the pawn favours
+and by how many steps) and how many progress tokens each player holds (a token taken is named in
+its own line).
+"""
 
 from __future__ import annotations
 
-from duel.engine import GameState, Move
-from duel.engine.moves import CONSTRUCT_BUILDING, CONSTRUCT_WONDER
+from duel.engine import CARDS, GameState, Move
+from duel.engine.data import CHAIN_FROM
+from duel.engine.moves import CONSTRUCT_BUILDING, DISCARD
+from duel.engine.state import CHOOSE_START, LOOT2_P1, LOOT2_P2, LOOT5_P1, LOOT5_P2, PLAY_CARD
 from duel.engine.view import previous_move_text
+
+_LOOT = ((LOOT2_P1, 1, 2), (LOOT5_P1, 1, 5), (LOOT2_P2, 2, 2), (LOOT5_P2, 2, 5))
 
 
 def describe(after: GameState) -> str:
@@ -12,18 +27,49 @@ def describe(after: GameState) -> str:
     return previous_move_text(after, flip=False)
 
 
+def military(state: GameState) -> str:
+    """The pawn: 'military even', or 'military P1 +3' (3 steps towards player 2's capital)."""
+    pos = state.military
+    if pos == 0:
+        return "military even"
+    return f"military P{1 if pos > 0 else 2} +{abs(pos)}"
+
+
 def status(state: GameState) -> str:
     """Coins, military and tokens after a move: the facts a reader follows between moves."""
     a, b = state.players
-    return (f"coins {a.coins}-{b.coins}, military {state.military:+d}, "
+    return (f"coins {a.coins}-{b.coins}, {military(state)}, "
             f"tokens {len(a.token_list)}-{len(b.token_list)}")
 
 
+def _notes(before: GameState, move: Move, after: GameState) -> list[str]:
+    notes = []
+    seat = before.current
+    if move.kind == CONSTRUCT_BUILDING:
+        card = before.pyramid[move.card_index]
+        source = CHAIN_FROM[card]
+        if source >= 0 and before.players[seat].has_card(source):
+            notes.append(f"chained from {CARDS[source].name}")
+    for bit, victim, coins in _LOOT:
+        if before.loot & bit and not after.loot & bit:
+            notes.append(f"military token: player {victim} loses {coins} coins")
+    # The turn is over and the same player goes on (a play-again wonder, Theology).
+    if (after.step == PLAY_CARD and after.current == seat and before.step != CHOOSE_START
+            and after.age == before.age):
+        notes.append("plays again")
+    return notes
+
+
 def move_line(ply: int, before: GameState, move: Move, after: GameState) -> str:
-    note = ""
-    if move.kind in (CONSTRUCT_BUILDING, CONSTRUCT_WONDER) and after.age != before.age:
-        note = f" [Age {after.age} begins]"
-    return f"{ply:3d}. Age {before.age} {describe(after)}  ({status(after)}){note}"
+    text = describe(after)
+    if move.kind == DISCARD:
+        # The engine's text says "for N coins": coins gained, not paid.
+        text = text.replace(" for ", " and gained ", 1)
+    notes = _notes(before, move, after)
+    if notes:
+        text += "; " + "; ".join(notes)
+    age_note = f" [Age {after.age} begins]" if after.age != before.age else ""
+    return f"{ply:3d}. Age {before.age} {text}  ({status(after)}){age_note}"
 
 
 def result_lines(state: GameState) -> list[str]:

@@ -7,14 +7,20 @@ import random
 
 
 def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval for a proportion (95% by default); (0, 1) when n is 0."""
+    """Wilson score interval for a proportion (95% by default); (0, 1) when n is 0.
+
+    `successes` may be fractional: a score rate with draws as half a win. Each game then scores
+    0, 1/2 or 1, whose variance is at most p(1 - p), so the interval is conservative (never too
+    narrow). At 0 or n successes the bound on that side is exactly 0 or 1."""
     if n == 0:
         return 0.0, 1.0
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo = 0.0 if successes <= 0 else max(0.0, centre - half)
+    hi = 1.0 if successes >= n else min(1.0, centre + half)
+    return lo, hi
 
 
 def mean(values: list[float]) -> float:

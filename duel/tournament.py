@@ -38,19 +38,21 @@ class Standings:
     a: str
     b: str
     games: list[dict[str, Any]] = field(default_factory=list)
+    # A's seat in each game: needed when A and B have the same spec (a self-play tournament).
+    seats: list[int] = field(default_factory=list)
 
-    def add(self, game: dict[str, Any]) -> None:
+    def add(self, game: dict[str, Any], a_seat: int | None = None) -> None:
+        if a_seat is None:
+            a_seat = 1 if game["player1"] == self.a else 2
         self.games.append(game)
-
-    def _a_seat(self, g: dict[str, Any]) -> int:
-        return 1 if g["player1"] == self.a else 2
+        self.seats.append(a_seat)
 
     def counts(self) -> tuple[int, int, int]:
         wins = draws = losses = 0
-        for g in self.games:
+        for g, seat in zip(self.games, self.seats, strict=True):
             if g["winner"] == "draw":
                 draws += 1
-            elif g["winner"] == self._a_seat(g):
+            elif g["winner"] == seat:
                 wins += 1
             else:
                 losses += 1
@@ -63,14 +65,18 @@ class Standings:
         wins, draws, losses = self.counts()
         lo, hi = wilson(wins, n)
         slo, shi = wilson(wins + 0.5 * draws, n)
-        a_scores = [g["scores"][self._a_seat(g) - 1] for g in self.games]
-        b_scores = [g["scores"][2 - self._a_seat(g)] for g in self.games]
+        pairs = list(zip(self.games, self.seats, strict=True))
+        a_scores = [g["scores"][seat - 1] for g, seat in pairs]
+        b_scores = [g["scores"][2 - seat] for g, seat in pairs]
+        # Labels for the victory lines: "A" and "B" when both sides have the same spec.
+        a_name, b_name = (self.a, self.b) if self.a != self.b else (f"{self.a} (A)",
+                                                                     f"{self.b} (B)")
         victory: Counter[tuple[str, str]] = Counter()
-        for g in self.games:
+        for g, seat in pairs:
             if g["winner"] == "draw":
                 victory[("draw", g["victory"])] += 1
             else:
-                who = self.a if g["winner"] == self._a_seat(g) else self.b
+                who = a_name if g["winner"] == seat else b_name
                 victory[(who, g["victory"])] += 1
         moves = sum(g["moves"] for g in self.games)
         seconds = sum(g["seconds"] for g in self.games)
@@ -81,9 +87,10 @@ class Standings:
             f"score rate (draw = 1/2) {(wins + 0.5 * draws) / n:.1%} (95% CI {slo:.1%}-{shi:.1%})",
             f"  mean score {self.a} {sum(a_scores) / n:.1f}, {self.b} {sum(b_scores) / n:.1f}",
         ]
-        for who in (self.a, self.b, "draw"):
-            kinds = {k: victory[(who, k)] for k in ("military", "science", "civilian")
-                     if victory[(who, k)]}
+        kinds_seen = ["military", "science", "civilian"]
+        kinds_seen += sorted({k for _, k in victory} - set(kinds_seen))  # e.g. forfeit
+        for who in (a_name, b_name, "draw"):
+            kinds = {k: victory[(who, k)] for k in kinds_seen if victory[(who, k)]}
             if kinds:
                 label = "shared" if who == "draw" else f"{who} won by"
                 lines.append(f"  {label}: " + ", ".join(f"{k} {v}" for k, v in kinds.items()))
@@ -110,25 +117,39 @@ def _read_done(path: Path) -> list[dict[str, Any]]:
 def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | None = None,
         progress: bool = True) -> Standings:
     """Play (or resume) a tournament; games already recorded in `out` are not replayed."""
-    make_agent(a)
-    make_agent(b)  # fail fast on a bad spec, before any process starts
+    # Fail fast on a bad spec, before any process starts; and use the specs as the games record
+    # them (stripped), so that seats are told apart and a resumed run finds its games.
+    a = make_agent(a).spec
+    b = make_agent(b).spec
     tasks = schedule(a, b, games, seed)
+    seats = {i: 1 if i % 2 == 0 else 2 for i in range(len(tasks))}  # A's seat in task i
     standings = Standings(a, b)
     sink = None
+    todo = list(range(len(tasks)))
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
         path = Path(out) / "games.jsonl"
-        done = {(g["seed"], g["player1"], g["player2"]): g for g in _read_done(path)}
-        for t in tasks:
-            if t in done:
-                standings.add(done[t])
-        tasks = [t for t in tasks if t not in done]
+        done: dict[tuple[int, str, str], list[dict[str, Any]]] = {}
+        for g in _read_done(path):
+            try:
+                key = (int(g["seed"]), str(g["player1"]), str(g["player2"]))
+            except (KeyError, TypeError, ValueError):
+                continue
+            done.setdefault(key, []).append(g)
+        todo = []
+        for i, t in enumerate(tasks):
+            # By count, not presence: with A == B both games of a deal have the same key.
+            if done.get(t):
+                standings.add(done[t].pop(0), seats[i])
+            else:
+                todo.append(i)
+        _end_partial_line(path)
         sink = path.open("a")
-    bar = tqdm(total=len(tasks) + len(standings.games), initial=len(standings.games),
-               disable=not progress, unit="game")
+    bar = tqdm(total=len(tasks), initial=len(standings.games), disable=not progress,
+               unit="game")
     try:
-        for game in _results(tasks, jobs):
-            standings.add(game)
+        for i, game in _results([tasks[i] for i in todo], jobs):
+            standings.add(game, seats[todo[i]])
             if sink is not None:
                 sink.write(json.dumps(game) + "\n")
                 sink.flush()
@@ -140,12 +161,30 @@ def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | Non
     return standings
 
 
-def _results(tasks: list[tuple[int, str, str]], jobs: int) -> Iterator[dict[str, Any]]:
+def _end_partial_line(path: Path) -> None:
+    """A run killed mid-write leaves a line without its newline: end it, so the next game
+    starts on a line of its own (the broken line is skipped when read)."""
+    if path.exists() and path.stat().st_size:
+        with path.open("rb") as f:
+            f.seek(-1, 2)
+            last = f.read(1)
+        if last != b"\n":
+            with path.open("a") as f:
+                f.write("\n")
+
+
+def _results(tasks: list[tuple[int, str, str]], jobs: int
+             ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(task index, game record), in the order games finish."""
     if jobs <= 1:
-        for t in tasks:
-            yield _play(t)
+        for i, t in enumerate(tasks):
+            yield i, _play(t)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(_play, t) for t in tasks]
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    try:
+        futures = {pool.submit(_play, t): i for i, t in enumerate(tasks)}
         for f in as_completed(futures):
-            yield f.result()
+            yield futures[f], f.result()
+    finally:
+        # On an interrupt or an error, do not wait for the games not yet started.
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -18,6 +18,8 @@ register(AgentKind("mcts", "information-set MCTS", {
     "build_bias": Param(float, 0.75, "heuristic rollouts: chance to redraw a discard"),
     "margin": Param(float, 0.0, "weight of the score margin in the reward (0-1)"),
     "seed": Param(int, -1, "seed of the agent's own generator (-1: the match's)"),
+    "workers": Param(int, 1, "root parallelism: processes, each growing a tree with the full "
+                             "budget; visits summed"),
 }, MCTSAgent))
 
 

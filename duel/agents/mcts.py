@@ -5,14 +5,23 @@ those not yet seen), then descends the one tree by UCB over the moves legal in t
 (counting, for each child, how often it was available), expands one untried move, plays a
 rollout to the end of the game and backs the result up from each mover's side. The final move is
 the root child with the most visits.
+
+Root parallelism (``workers=N``): N processes each grow their own tree from the same view with
+the full budget and their own seed (drawn from the agent's generator, so a seeded search stays
+reproducible); the root children's visits and rewards are summed and the most visited wins.
 """
 
 from __future__ import annotations
 
 import math
+import multiprocessing
+import multiprocessing.util
+import os
 import random
+import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from duel.agents.base import Decision
@@ -83,15 +92,29 @@ def immediate_win(info: InfoSet, moves: list[Move]) -> Move | None:
 
 
 class MCTSAgent:
-    """ISMCTS with a budget in iterations or seconds per move."""
+    """ISMCTS with a budget in iterations or seconds per move (per tree with `workers` > 1)."""
 
     def __init__(self, iterations: int = 0, time: float = 0.0, c: float = 0.7,
                  rollout: str = "heuristic", build_bias: float = 0.75, margin: float = 0.0,
-                 seed: int = -1) -> None:
-        if iterations <= 0 and time <= 0:
-            iterations = 1000
+                 seed: int = -1, workers: int = 1) -> None:
+        if iterations < 0:
+            raise ValueError(f"iterations must be >= 0, got {iterations}")
+        if not (time >= 0 and math.isfinite(time)):
+            raise ValueError(f"time must be >= 0 seconds, got {time}")
+        if not (c >= 0 and math.isfinite(c)):
+            raise ValueError(f"c must be >= 0, got {c}")
         if rollout not in ("uniform", "heuristic"):
             raise ValueError("rollout must be 'uniform' or 'heuristic'")
+        if not 0 <= build_bias <= 1:
+            raise ValueError(f"build_bias must be between 0 and 1, got {build_bias}")
+        if not 0 <= margin <= 1:
+            raise ValueError(f"margin must be between 0 and 1, got {margin}")
+        if seed < -1:
+            raise ValueError(f"seed must be >= 0, or -1 for the match's generator; got {seed}")
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        if iterations <= 0 and time <= 0:
+            iterations = 1000
         self.spec = "mcts"
         self.iterations = iterations
         self.time = time
@@ -99,6 +122,7 @@ class MCTSAgent:
         self.rollout = rollout
         self.build_bias = build_bias
         self.margin = margin
+        self.workers = workers
         self._rng = random.Random(seed) if seed >= 0 else None
 
     def choose(self, view: dict[str, Any], legal: Sequence[Move],
@@ -112,15 +136,48 @@ class MCTSAgent:
         if win is not None:
             # Every line may look won to the search; the quickest win is the safe one.
             return Decision(win, {"iterations": 0, "rule": "win now"})
-        root, iterations, seconds = self.search(info, rng)
-        ranked = sorted(root.children.values(), key=lambda n: (-n.visits, -n.reward))
-        best = ranked[0].move
-        assert best is not None and best in moves
-        stats = [{"move": n.move.to_json() if n.move else None, "visits": n.visits,
-                  "value": round(n.reward / n.visits, 4) if n.visits else 0.0}
-                 for n in ranked[:5]]
-        return Decision(best, {"iterations": iterations, "seconds": round(seconds, 3),
-                               "top": stats})
+        if self.workers > 1:
+            children, iterations, seconds = self._search_parallel(view, rng)
+        else:
+            root, iterations, seconds = self.search(info, rng)
+            children = [(n.move, n.visits, n.reward) for n in root.children.values()
+                        if n.move is not None]
+        ranked = sorted(children, key=lambda ch: (-ch[1], -ch[2]))
+        best = ranked[0][0]
+        assert best in moves
+        stats = [{"move": move.to_json(), "visits": visits,
+                  "value": round(reward / visits, 4) if visits else 0.0}
+                 for move, visits, reward in ranked[:5]]
+        details: dict[str, Any] = {"iterations": iterations, "seconds": round(seconds, 3),
+                                   "top": stats}
+        if self.workers > 1:
+            details["workers"] = self.workers
+        return Decision(best, details)
+
+    def _params(self) -> dict[str, Any]:
+        return {"iterations": self.iterations, "time": self.time, "c": self.c,
+                "rollout": self.rollout, "build_bias": self.build_bias, "margin": self.margin}
+
+    def _search_parallel(self, view: dict[str, Any], rng: random.Random
+                         ) -> tuple[list[tuple[Move, int, float]], int, float]:
+        """Root parallelism: one tree per worker process, root statistics summed. Seeds come
+        from `rng` and results are merged in worker order, so the outcome is reproducible."""
+        start = time.perf_counter()
+        seeds = [rng.getrandbits(62) for _ in range(self.workers)]
+        pool = _pool(self.workers)
+        params = self._params()
+        futures = [pool.submit(_worker_search, view, params, seed) for seed in seeds]
+        totals: dict[Move, list[float]] = {}
+        done = 0
+        for future in futures:
+            children, iterations = future.result()
+            done += iterations
+            for move, visits, reward in children:
+                total = totals.setdefault(move, [0, 0.0])
+                total[0] += visits
+                total[1] += reward
+        merged = [(move, int(v), r) for move, (v, r) in totals.items()]
+        return merged, done, time.perf_counter() - start
 
     def search(self, info: InfoSet, rng: random.Random) -> tuple[Node, int, float]:
         start = time.perf_counter()
@@ -175,3 +232,46 @@ class MCTSAgent:
                 n = n.parent
             done += 1
         return root, done, time.perf_counter() - start
+
+
+def _worker_search(view: dict[str, Any], params: dict[str, Any], seed: int
+                   ) -> tuple[list[tuple[Move, int, float]], int]:
+    """One root-parallel tree, in a worker process: the root children's statistics."""
+    agent = MCTSAgent(**params)
+    root, done, _ = agent.search(InfoSet.from_view(view), random.Random(seed))
+    return [(n.move, n.visits, n.reward) for n in root.children.values()
+            if n.move is not None], done
+
+
+_POOLS: dict[tuple[int, int], ProcessPoolExecutor] = {}
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool per size, shared by the agents of this process and kept between moves.
+    Keyed by pid too: a pool inherited through fork belongs to the parent."""
+    key = (os.getpid(), workers)
+    pool = _POOLS.get(key)
+    if pool is None:
+        methods = multiprocessing.get_all_start_methods()
+        # Fork (no `if __name__ == "__main__"` guard needed) only while this process has a single
+        # thread: forking a threaded process (the server runs agents in a thread pool) can
+        # deadlock the child.
+        if "fork" in methods and threading.active_count() == 1:
+            method = "fork"
+        else:
+            method = "forkserver" if "forkserver" in methods else "spawn"
+        context = multiprocessing.get_context(method)
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        _POOLS[key] = pool
+        # Shut the pool down when this process ends. A finalizer, not atexit: when the agent
+        # plays inside a worker process (a tournament's), multiprocessing ends that process by
+        # joining its children without running atexit, and our idle workers would never exit.
+        # Priority above the queues' own finalizers (10), which stop the threads that feed them.
+        multiprocessing.util.Finalize(None, _close_pool, args=(key,), exitpriority=100)
+    return pool
+
+
+def _close_pool(key: tuple[int, int]) -> None:
+    pool = _POOLS.pop(key, None)
+    if pool is not None and key[0] == os.getpid():
+        pool.shutdown(wait=True, cancel_futures=True)

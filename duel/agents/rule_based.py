@@ -5,7 +5,9 @@ For a PLAY_CARD step, in order:
 
 1. **Win now**: a build or wonder that wins at once (military or science).
 2. **Stop the opponent winning next turn**: if an active card would give them military or
-   science supremacy, take it (build it if it helps us, else bury it under a wonder or discard it).
+   science supremacy, take it (build it if it helps us, else bury it under a wonder or discard it);
+   and never uncover a face-up card that would (a move that hands the opponent such a card is
+   played only when every move does).
 3. **Otherwise, the best one-ply move** by :func:`duel.agents.heuristics.evaluate`, which values
    early economy (resources we lack, trading discounts, coins, cheap wonders), chains, science
    pairs while good tokens are on the board, military when behind or close to a win, and points
@@ -85,6 +87,16 @@ def _value_after(state: GameState, seat: int, move: Move) -> float:
     return evaluate(s, seat)
 
 
+def _hands_a_win(state: GameState, seat: int, move: Move) -> bool:
+    """After `move`, the opponent moves next and a card face up before the move would give
+    them supremacy."""
+    after = _after(state, move)
+    if after.step != PLAY_CARD or after.current == seat:
+        return False
+    return any((state.face_up >> slot) & 1
+               for slot in opponent_winning_cards(after, 1 - seat))
+
+
 class RuleAgent:
     def __init__(self) -> None:
         self.spec = "rule"
@@ -124,11 +136,17 @@ class RuleAgent:
             values[m] = _value_after(state, seat, m)
             if values[m] >= WIN:
                 return Decision(m, {"rule": "win now"})
+        # Moves after which the opponent, next to play, could win at once with a card that is
+        # face up now (a card a move turns over is unknown, and is not held against it).
+        safe = [m for m in moves if not _hands_a_win(state, seat, m)]
+        if safe and len(safe) < len(moves):
+            moves = safe
         threats = opponent_winning_cards(state, opp)
         if threats:
             blocking = [m for m in moves if m.card_index in threats]
-            best = max(blocking, key=lambda m: (values[m], rng.random()))
-            return Decision(best, {"rule": "stop the opponent winning"})
+            if blocking:
+                best = max(blocking, key=lambda m: (values[m], rng.random()))
+                return Decision(best, {"rule": "stop the opponent winning"})
         # What each active card is worth to the opponent, if they could take it next.
         gain_for_opp: dict[int, float] = {}
         base_opp = evaluate(state, opp)

@@ -59,6 +59,8 @@ def parse_params(kind: AgentKind, text: str) -> dict[str, Any]:
         if key not in kind.params:
             valid = ", ".join(kind.params) or "(none)"
             raise SpecError(f"{kind.name}: unknown parameter {key!r}; valid parameters: {valid}")
+        if key in out:
+            raise SpecError(f"{kind.name}: parameter {key!r} is given twice")
         param = kind.params[key]
         try:
             if param.type is bool:
