@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from duel.agents.base import Decision
 from duel.agents.heuristics import WIN, evaluate
@@ -97,87 +97,107 @@ def _hands_a_win(state: GameState, seat: int, move: Move) -> bool:
                for slot in opponent_winning_cards(after, 1 - seat))
 
 
+# Priorities as score tiers: any move of a higher priority scores above every move of a lower.
+TIER: Final = 1e6
+# Rules whose pick is a single move: no random tie-break.
+_NO_TIES: Final = ("wonder ranking", "start the Age", "win now")
+
+
+def preferences(state: GameState, moves: Sequence[Move]
+                ) -> tuple[dict[Move, float], list[Move], str]:
+    """The rule agent's judgement of the legal moves of the player to move: a score for every
+    move (higher is better; see the module's priorities), the moves it picks among (ties broken
+    at random) and the rule that decided. Learning agents read the scores as features."""
+    moves = list(moves)
+    seat = state.current
+    kind = moves[0].kind
+    if kind == SELECT_WONDER:
+        rank = list(_WONDER_RANK)
+        if THEOLOGY in state.tokens_board:
+            # Theology gives play-again to any wonder: raise the big-VP ones.
+            rank.remove("THE_PYRAMIDS")
+            rank.insert(0, "THE_PYRAMIDS")
+        scores = {m: -float(rank.index(m.wonder)) for m in moves}
+        return scores, [max(moves, key=scores.__getitem__)], "wonder ranking"
+    if kind == CHOOSE_STARTING_PLAYER:
+        scores = {m: 0.0 if m.player_number == seat + 1 else -TIER for m in moves}
+        return scores, [m for m in moves if scores[m] == 0.0], "start the Age"
+    if state.step != PLAY_CARD:
+        return {m: _value_after(state, seat, m) for m in moves}, moves, "best after the move"
+    return _play_card(state, seat, moves)
+
+
+def _play_card(state: GameState, seat: int, moves: list[Move]
+               ) -> tuple[dict[Move, float], list[Move], str]:
+    opp = 1 - seat
+    values = {m: _value_after(state, seat, m) for m in moves}
+    wins = [m for m in moves if values[m] >= WIN]
+    # Moves after which the opponent, next to play, could win at once with a card that is face
+    # up now (a card a move turns over is unknown, and is not held against it).
+    safe = [m for m in moves if not _hands_a_win(state, seat, m)] if not wins else moves
+    if not safe:
+        safe = moves
+    # What each active card is worth to the opponent, if they could take it next.
+    gain_for_opp: dict[int, float] = {}
+    base_opp = evaluate(state, opp)
+    probe = state.clone()
+    probe.current = opp
+    for slot in state.accessible_slots():
+        card = state.pyramid[slot]
+        if state.card_price(opp, card) <= state.players[opp].coins:
+            after = _after(probe, Move(CONSTRUCT_BUILDING, card_index=slot))
+            gain_for_opp[slot] = max(0.0, evaluate(after, opp) - base_opp)
+        else:
+            gain_for_opp[slot] = 0.0
+    covers = COVERS[state.age - 1]
+
+    def score(m: Move) -> float:
+        slot = m.card_index
+        value = values[m] + _DENY * min(gain_for_opp.get(slot, 0.0), 20.0)
+        # Cards this move uncovers face up for the opponent.
+        for below in covers[slot]:
+            if state.cover[below] == 1 and (state.face_up >> below) & 1:
+                s = probe.clone()
+                s._take(slot)
+                if state.card_price(opp, state.pyramid[below]) <= state.players[opp].coins:
+                    after = _after(s, Move(CONSTRUCT_BUILDING, card_index=below))
+                    value -= _UNCOVER * min(max(0.0, evaluate(after, opp) - base_opp), 20.0)
+        if m.kind == DISCARD:
+            value -= 0.5  # prefer using a card when it is about as good
+        return value
+
+    safe_set = set(safe)
+    scores = {m: score(m) - (0.0 if m in safe_set else TIER) for m in moves}
+    if wins:
+        for m in wins:
+            scores[m] = 3 * TIER
+        return scores, wins[:1], "win now"
+    threats = opponent_winning_cards(state, opp)
+    blocking = [m for m in safe if m.card_index in threats] if threats else []
+    if blocking:
+        for m in blocking:
+            scores[m] = 2 * TIER + values[m]
+        return scores, blocking, "stop the opponent winning"
+    return scores, safe, "best"
+
+
 class RuleAgent:
     def __init__(self) -> None:
         self.spec = "rule"
 
     def choose(self, view: dict[str, Any], legal: Sequence[Move],
                rng: random.Random) -> Decision:
-        # The sample only fills face-down cards; every rule below looks at public facts only.
+        # The sample only fills face-down cards; every rule looks at public facts only.
         state = InfoSet.from_view(view).sample(rng)
         moves = list(legal)
         if len(moves) == 1:
             return Decision(moves[0], {"rule": "only move"})
-        seat = state.current
-        kind = moves[0].kind
-        if kind == SELECT_WONDER:
-            names = {m.wonder: m for m in moves}
-            rank = list(_WONDER_RANK)
-            if THEOLOGY in state.tokens_board:
-                # Theology gives play-again to any wonder: raise the big-VP ones.
-                rank.remove("THE_PYRAMIDS")
-                rank.insert(0, "THE_PYRAMIDS")
-            for name in rank:
-                if name in names:
-                    return Decision(names[name], {"rule": "wonder ranking"})
-        if kind == CHOOSE_STARTING_PLAYER:
-            return Decision(Move(CHOOSE_STARTING_PLAYER, player_number=seat + 1),
-                            {"rule": "start the Age"})
-        if state.step != PLAY_CARD:
-            best = max(moves, key=lambda m: (_value_after(state, seat, m), rng.random()))
-            return Decision(best, {"rule": "best after the move"})
-        return self._play_card(state, seat, moves, rng)
-
-    def _play_card(self, state: GameState, seat: int, moves: list[Move],
-                   rng: random.Random) -> Decision:
-        opp = 1 - seat
-        values: dict[Move, float] = {}
-        for m in moves:
-            values[m] = _value_after(state, seat, m)
-            if values[m] >= WIN:
-                return Decision(m, {"rule": "win now"})
-        # Moves after which the opponent, next to play, could win at once with a card that is
-        # face up now (a card a move turns over is unknown, and is not held against it).
-        safe = [m for m in moves if not _hands_a_win(state, seat, m)]
-        if safe and len(safe) < len(moves):
-            moves = safe
-        threats = opponent_winning_cards(state, opp)
-        if threats:
-            blocking = [m for m in moves if m.card_index in threats]
-            if blocking:
-                best = max(blocking, key=lambda m: (values[m], rng.random()))
-                return Decision(best, {"rule": "stop the opponent winning"})
-        # What each active card is worth to the opponent, if they could take it next.
-        gain_for_opp: dict[int, float] = {}
-        base_opp = evaluate(state, opp)
-        probe = state.clone()
-        probe.current = opp
-        for slot in state.accessible_slots():
-            card = state.pyramid[slot]
-            if state.card_price(opp, card) <= state.players[opp].coins:
-                after = _after(probe, Move(CONSTRUCT_BUILDING, card_index=slot))
-                gain_for_opp[slot] = max(0.0, evaluate(after, opp) - base_opp)
-            else:
-                gain_for_opp[slot] = 0.0
-        covers = COVERS[state.age - 1]
-
-        def score(m: Move) -> tuple[float, float]:
-            slot = m.card_index
-            value = values[m] + _DENY * min(gain_for_opp.get(slot, 0.0), 20.0)
-            # Cards this move uncovers face up for the opponent.
-            for below in covers[slot]:
-                if state.cover[below] == 1 and (state.face_up >> below) & 1:
-                    s = probe.clone()
-                    s._take(slot)
-                    if state.card_price(opp, state.pyramid[below]) <= state.players[opp].coins:
-                        after = _after(s, Move(CONSTRUCT_BUILDING, card_index=below))
-                        value -= _UNCOVER * min(max(0.0, evaluate(after, opp) - base_opp), 20.0)
-            if m.kind == DISCARD:
-                value -= 0.5  # prefer using a card when it is about as good
-            return (value, rng.random())
-
-        best = max(moves, key=score)
-        rule = {CONSTRUCT_BUILDING: "best build", DISCARD: "best discard",
-                CONSTRUCT_WONDER: "best wonder"}[best.kind]
+        scores, pool, rule = preferences(state, moves)
+        if rule in _NO_TIES:
+            best = pool[0]
+        else:
+            best = max(pool, key=lambda m: (scores[m], rng.random()))
+        if rule == "best":
+            rule = {CONSTRUCT_BUILDING: "best build", DISCARD: "best discard",
+                    CONSTRUCT_WONDER: "best wonder"}[best.kind]
         return Decision(best, {"rule": rule})
-
