@@ -177,3 +177,11 @@ def register_test_agents() -> None:
 def unregister_test_agents() -> None:
     for name in TEST_KINDS:
         _KINDS.pop(name, None)
+
+
+def create(client: Any, p1: str, p2: str, **options: Any) -> tuple[str, dict[str, str]]:
+    """POST /games with two seats; the game's code and the external seats' tokens."""
+    r = client.post("/games", json={"player1": p1, "player2": p2, **options})
+    assert r.status_code == 201, r.text
+    body = r.json()
+    return body["code"], body["tokens"]

@@ -19,12 +19,11 @@ from server_helpers import (
     assert_valid_state,
     bearer,
     check_transcript,
+    create,
     footer,
     hidden_card_ids,
     move_body,
     parse_sse,
-    register_test_agents,
-    unregister_test_agents,
     wait_until,
 )
 
@@ -45,32 +44,8 @@ CLOSED_PORT_LLM = "llm:compat:test-model@http://127.0.0.1:9/v1,transport_retries
 WAIT = 60.0  # generous: another CPU-heavy job shares this machine
 
 
-# ============================================================================ fixtures, helpers
-@pytest.fixture
-def db(tmp_path: Path) -> str:
-    return str(tmp_path / "db.sqlite")
-
-
-@pytest.fixture
-def client(db: str) -> Iterator[TestClient]:
-    with TestClient(create_app(db)) as c:
-        yield c
-
-
-@pytest.fixture
-def test_agents() -> Iterator[None]:
-    register_test_agents()
-    try:
-        yield
-    finally:
-        unregister_test_agents()
-
-
-def create(client: TestClient, p1: str, p2: str, **options: Any) -> tuple[str, dict[str, str]]:
-    r = client.post("/games", json={"player1": p1, "player2": p2, **options})
-    assert r.status_code == 201, r.text
-    body = r.json()
-    return body["code"], body["tokens"]
+# ============================================================================ helpers
+# The db, client and test_agents fixtures live in conftest.py.
 
 
 def manager(client: TestClient) -> GameManager:

@@ -13,7 +13,6 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -24,10 +23,9 @@ from server_helpers import (
     assert_valid_state,
     bearer,
     check_transcript,
+    create,
     move_body,
     parse_sse,
-    register_test_agents,
-    unregister_test_agents,
     wait_until,
 )
 
@@ -103,31 +101,8 @@ PROMPT_EXAMPLE: dict[str, Any] = {"code": "F1HKyIPJ",
                         "13": {"cardName": "CARAVANSERY", "isActive": True}}}
 
 
-# ============================================================================ fixtures, helpers
-@pytest.fixture
-def db(tmp_path: Path) -> str:
-    return str(tmp_path / "db.sqlite")
-
-
-@pytest.fixture
-def client(db: str) -> Iterator[TestClient]:
-    with TestClient(create_app(db)) as c:
-        yield c
-
-
-@pytest.fixture
-def test_agents() -> Iterator[None]:
-    register_test_agents()
-    try:
-        yield
-    finally:
-        unregister_test_agents()
-
-
-def create(client: TestClient, p1: str, p2: str, **options: Any) -> tuple[str, dict[str, str]]:
-    r = client.post("/games", json={"player1": p1, "player2": p2, **options})
-    assert r.status_code == 201, r.text
-    return r.json()["code"], r.json()["tokens"]
+# ============================================================================ helpers
+# The db, client and test_agents fixtures live in conftest.py.
 
 
 def manager(client: TestClient) -> GameManager:
