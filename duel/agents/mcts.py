@@ -127,15 +127,21 @@ class MCTSAgent:
 
     def choose(self, view: dict[str, Any], legal: Sequence[Move],
                rng: random.Random) -> Decision:
+        return self.analyse(view, legal, rng)[0]
+
+    def analyse(self, view: dict[str, Any], legal: Sequence[Move], rng: random.Random
+                ) -> tuple[Decision, list[tuple[Move, int, float]]]:
+        """The decision, and every root move's visits and total reward (empty when no search
+        ran: a single legal move or an immediate win). Learning agents distil these."""
         moves = list(legal)
         if len(moves) == 1:
-            return Decision(moves[0], {"iterations": 0})
+            return Decision(moves[0], {"iterations": 0}), []
         rng = self._rng or rng
         info = InfoSet.from_view(view)
         win = immediate_win(info, moves)
         if win is not None:
             # Every line may look won to the search; the quickest win is the safe one.
-            return Decision(win, {"iterations": 0, "rule": "win now"})
+            return Decision(win, {"iterations": 0, "rule": "win now"}), []
         if self.workers > 1:
             children, iterations, seconds = self._search_parallel(view, rng)
         else:
@@ -152,7 +158,7 @@ class MCTSAgent:
                                    "top": stats}
         if self.workers > 1:
             details["workers"] = self.workers
-        return Decision(best, details)
+        return Decision(best, details), children
 
     def _params(self) -> dict[str, Any]:
         return {"iterations": self.iterations, "time": self.time, "c": self.c,

@@ -19,12 +19,13 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import torch
 from torch import nn
 
+from duel.agents.mcts import MCTSAgent
 from duel.agents.spec import make_agent
 from duel.engine import new_game, relabel_move, seat_view
 from duel.match import decide
@@ -36,6 +37,7 @@ from duel.rl.encoding import (
     N_ACTIONS,
     N_WONDERS,
     OBS_SIZE,
+    PRIOR_START,
     SLOT_FEATURES,
     SLOTS,
     SLOTS_START,
@@ -48,16 +50,19 @@ from duel.rl.encoding import (
 # The per-slot head's outputs, in the action layout's order.
 SLOT_ACTIONS = 2 + N_WONDERS
 assert A_BUILD == 0 and A_DISCARD == SLOTS and A_WONDER == 2 * SLOTS
-assert A_SELECT == A_WONDER + SLOTS * N_WONDERS and SLOTS_START + SLOTS * SLOT_FEATURES == OBS_SIZE
+assert A_SELECT == A_WONDER + SLOTS * N_WONDERS
+assert SLOTS_START + SLOTS * SLOT_FEATURES == PRIOR_START
+assert PRIOR_START + N_ACTIONS == OBS_SIZE
+N_OTHER: Final = N_ACTIONS - A_SELECT
 
 
 @dataclass
 class Config:
     opponent: str = "rule"
     teacher: str = "mcts:iterations=300"
-    demo_episodes: int = 300
-    pretrain_steps: int = 3000
-    episodes: int = 2000
+    demo_episodes: int = 600
+    pretrain_steps: int = 6000
+    episodes: int = 400
     hidden: int = 256
     gamma: float = 0.99
     n_step: int = 10
@@ -66,14 +71,16 @@ class Config:
     buffer: int = 200_000
     demo_ratio: float = 0.25  # share of each batch drawn from the demonstrations
     margin: float = 0.8  # large-margin loss: how far the teacher's action must lead
-    margin_weight: float = 1.0
+    margin_weight: float = 1.0  # for demonstrations without search statistics
+    distill_weight: float = 1.0  # for a searching teacher's root values
+    adv_penalty: float = 0.1  # keeps advantages near 0 where nothing moves them
     eps_start: float = 0.10
     eps_end: float = 0.01
     eps_episodes: int = 1500
     updates_per_episode: int = 16
     target_every: int = 500  # gradient steps between target-network copies
     eval_every: int = 250
-    eval_games: int = 40
+    eval_games: int = 100
     jobs: int = 2
     seed: int = 0
 
@@ -82,31 +89,54 @@ class QNet(nn.Module):
     """Observation in, one Q-value per action out.
 
     The 20 pyramid slots share one small network: a slot's build, discard and "bury under each
-    wonder" values come from the state's embedding joined with that slot's own features, so what
-    is learnt about a card in one slot holds in every slot (a plain MLP must learn each slot
-    apart and, on this little data, does not). Draft, token, destroy, discard-pile and
-    start-player values come from the state embedding alone."""
+    wonder" values come from the state's embedding joined with that slot's own features and its
+    actions' priors, so what is learnt about a card in one slot holds in every slot (a plain MLP
+    must learn each slot apart and, on this little data, does not). Draft, token, destroy,
+    discard-pile and start-player values come from the state embedding and their priors.
+
+    Each action's prior (the rule agent's judgement, 0 for its pick, up to 1) also enters the
+    Q-value directly, scaled by a learnt positive weight: an untrained network already plays
+    the rule agent's pick, and training teaches the heads where to differ from it."""
 
     def __init__(self, hidden: int = 256) -> None:
         super().__init__()
         self.trunk = nn.Sequential(
-            nn.Linear(SLOTS_START + SLOTS * SLOT_FEATURES, hidden), nn.ReLU(),
+            nn.Linear(PRIOR_START, hidden), nn.ReLU(),
             nn.Linear(hidden, hidden), nn.ReLU())
         self.slot_embed = nn.Sequential(nn.Linear(SLOT_FEATURES, 64), nn.ReLU())
-        self.slot_head = nn.Sequential(nn.Linear(hidden + 64, 128), nn.ReLU(),
+        self.slot_head = nn.Sequential(nn.Linear(hidden + 64 + SLOT_ACTIONS, 128), nn.ReLU(),
                                        nn.Linear(128, SLOT_ACTIONS))
-        self.other_head = nn.Linear(hidden, N_ACTIONS - A_SELECT)
+        self.other_head = nn.Linear(hidden + N_OTHER, N_OTHER)
+        self.value = nn.Linear(hidden, 1)
+        # softplus(1.8546) = 2: a prior of 0.1 (one point of the evaluation) costs 0.2.
+        self.prior_weight = nn.Parameter(torch.tensor(1.8546))
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        value, advantage, prior = self.parts(obs)
+        return value + advantage - prior
+
+    def parts(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Q = value + advantage - prior term: the state's value (batch, 1), each action's
+        learnt advantage and its scaled prior (batch, N_ACTIONS). Training keeps advantages
+        small where nothing shows them (a penalty), so the value absorbs what the returns say
+        about the state and the prior's ranking stands until evidence moves it."""
         batch = obs.shape[0]
-        h = self.trunk(obs)
-        slots = obs[:, SLOTS_START:].reshape(batch, SLOTS, SLOT_FEATURES)
+        base, prior = obs[:, :PRIOR_START], obs[:, PRIOR_START:]
+        h = self.trunk(base)
+        slots = base[:, SLOTS_START:].reshape(batch, SLOTS, SLOT_FEATURES)
+        slot_prior = torch.cat([prior[:, A_BUILD:A_DISCARD, None],
+                                prior[:, A_DISCARD:A_WONDER, None],
+                                prior[:, A_WONDER:A_SELECT].reshape(batch, SLOTS, N_WONDERS)],
+                               dim=2)
         joint = torch.cat([h.unsqueeze(1).expand(batch, SLOTS, h.shape[1]),
-                           self.slot_embed(slots)], dim=2)
+                           self.slot_embed(slots), slot_prior], dim=2)
         per_slot = self.slot_head(joint)  # (batch, slot, [build, discard, wonder x 12])
-        return torch.cat([per_slot[:, :, 0], per_slot[:, :, 1],
-                          per_slot[:, :, 2:].reshape(batch, SLOTS * N_WONDERS),
-                          self.other_head(h)], dim=1)
+        advantage = torch.cat([per_slot[:, :, 0], per_slot[:, :, 1],
+                               per_slot[:, :, 2:].reshape(batch, SLOTS * N_WONDERS),
+                               self.other_head(torch.cat([h, prior[:, A_SELECT:]], dim=1))],
+                              dim=1)
+        return (self.value(h), advantage,
+                nn.functional.softplus(self.prior_weight) * prior)
 
 
 # ---------------------------------------------------------------------------- experience
@@ -119,6 +149,10 @@ class Episode:
     actions: list[int] = field(default_factory=list)
     reward: float = 0.0
     won: float = 0.5
+    # A searching teacher's root statistics per decision: each action's value (-1..1) and its
+    # share of the visits (0 where not searched). Empty for other players.
+    teacher_q: list[np.ndarray] = field(default_factory=list)
+    teacher_w: list[np.ndarray] = field(default_factory=list)
 
 
 Chooser = Callable[[np.ndarray, np.ndarray, dict[str, Any], list[Any], random.Random], int]
@@ -158,20 +192,44 @@ def play_episode(seed: int, seat: int, opponent: str, choose: Chooser) -> Episod
 def _teacher_episode(args: tuple[int, int, str, str]) -> Episode:
     seed, seat, opponent, teacher_spec = args
     teacher = make_agent(teacher_spec)
+    searches = isinstance(teacher, MCTSAgent)
+    qs: list[np.ndarray] = []
+    ws: list[np.ndarray] = []
 
     def choose(obs: np.ndarray, mask: np.ndarray, view: dict[str, Any], shown: list[Any],
                rng: random.Random) -> int:
-        return action_of(teacher.choose(view, shown, rng).move)
+        if not searches:
+            return action_of(teacher.choose(view, shown, rng).move)
+        assert isinstance(teacher, MCTSAgent)
+        decision, children = teacher.analyse(view, shown, rng)
+        q = np.zeros(N_ACTIONS, np.float32)
+        w = np.zeros(N_ACTIONS, np.float32)
+        total = sum(visits for _, visits, _ in children)
+        for move, visits, reward in children:
+            if visits:
+                q[action_of(move)] = 2.0 * reward / visits - 1.0
+                w[action_of(move)] = visits / total
+        if not children:  # a forced move or an immediate win: certain
+            q[action_of(decision.move)] = 1.0 if len(shown) > 1 else 0.0
+            w[action_of(decision.move)] = 1.0 if len(shown) > 1 else 0.0
+        qs.append(q)
+        ws.append(w)
+        return action_of(decision.move)
 
-    return play_episode(seed, seat, opponent, choose)
+    ep = play_episode(seed, seat, opponent, choose)
+    ep.teacher_q, ep.teacher_w = qs, ws
+    return ep
 
 
 class Replay:
     """A ring buffer of n-step transitions (obs, action, discounted reward, bootstrap obs and
     mask, bootstrap discount; discount 0 ends the return)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, teacher: bool = False) -> None:
         self.size = size
+        self.teacher = teacher
+        self.tq = np.zeros((size if teacher else 0, N_ACTIONS), np.float16)
+        self.tw = np.zeros((size if teacher else 0, N_ACTIONS), np.float16)
         self.obs = np.zeros((size, OBS_SIZE), np.float32)
         self.mask = np.zeros((size, N_ACTIONS), np.int8)
         self.action = np.zeros(size, np.int64)
@@ -190,6 +248,10 @@ class Replay:
             self.obs[i] = ep.obs[t]
             self.mask[i] = ep.masks[t]
             self.action[i] = ep.actions[t]
+            if self.teacher:
+                has = bool(ep.teacher_w)
+                self.tq[i] = ep.teacher_q[t] if has else 0.0
+                self.tw[i] = ep.teacher_w[t] if has else 0.0
             if t + k < t_end:  # bootstrap from the learner's decision k steps later
                 self.ret[i] = 0.0
                 self.next_obs[i] = ep.obs[t + k]
@@ -206,7 +268,9 @@ class Replay:
 
     def sample(self, rng: np.random.Generator, k: int) -> dict[str, torch.Tensor]:
         idx = rng.integers(0, self.n, size=k)
-        return {"obs": torch.from_numpy(self.obs[idx]),
+        extra = {"tq": torch.from_numpy(self.tq[idx].astype(np.float32)),
+                 "tw": torch.from_numpy(self.tw[idx].astype(np.float32))} if self.teacher else {}
+        return {**extra, "obs": torch.from_numpy(self.obs[idx]),
                 "mask": torch.from_numpy(self.mask[idx].astype(bool)),
                 "action": torch.from_numpy(self.action[idx]),
                 "ret": torch.from_numpy(self.ret[idx]),
@@ -214,20 +278,25 @@ class Replay:
                 "next_mask": torch.from_numpy(self.next_mask[idx].astype(bool)),
                 "discount": torch.from_numpy(self.discount[idx])}
 
+    def _fields(self) -> tuple[str, ...]:
+        return ("obs", "mask", "action", "ret", "next_obs", "next_mask", "discount") + (
+            ("tq", "tw") if self.teacher else ())
+
     def state_dict(self) -> dict[str, Any]:
         n = self.n
-        return {"n": n, "pos": self.pos, **{k: getattr(self, k)[:n].copy() for k in (
-            "obs", "mask", "action", "ret", "next_obs", "next_mask", "discount")}}
+        return {"n": n, "pos": self.pos,
+                **{k: getattr(self, k)[:n].copy() for k in self._fields()}}
 
     def load_state_dict(self, d: dict[str, Any]) -> None:
         n = int(d["n"])
-        for k in ("obs", "mask", "action", "ret", "next_obs", "next_mask", "discount"):
+        for k in self._fields():
             getattr(self, k)[:n] = d[k]
         self.n, self.pos = n, int(d["pos"]) % self.size
 
 
 def _cat(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    return {k: torch.cat([a[k], b[k]]) for k in a}
+    """Rows of `a` then `b`; fields only `a` has (the teacher's statistics) stay `a`'s."""
+    return {k: torch.cat([a[k], b[k]]) if k in b else a[k] for k in a}
 
 
 NEG = -1e9
@@ -246,7 +315,7 @@ class Trainer:
         self.target.load_state_dict(self.net.state_dict())
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
         self.replay = Replay(cfg.buffer)
-        self.demos = Replay(max(1, cfg.demo_episodes * 40))
+        self.demos = Replay(max(1, cfg.demo_episodes * 40), teacher=True)
         self.np_rng = np.random.default_rng(cfg.seed)
         self.steps = 0
         self.episodes = 0
@@ -256,7 +325,13 @@ class Trainer:
 
     # -- losses
     def _loss(self, batch: dict[str, torch.Tensor], n_demo: int) -> torch.Tensor:
-        q = self.net(batch["obs"]).masked_fill(~batch["mask"], NEG)
+        """TD loss on every row; on the first `n_demo` rows (demonstrations) the distillation
+        of the teacher's root values where it searched, else the large-margin loss; and the
+        advantage penalty."""
+        cfg = self.cfg
+        value, advantage, prior = self.net.parts(batch["obs"])
+        q_raw = value + advantage - prior
+        q = q_raw.masked_fill(~batch["mask"], NEG)
         q_a = q.gather(1, batch["action"][:, None]).squeeze(1)
         with torch.no_grad():  # double DQN: the online net picks, the target net values
             best = self.net(batch["next_obs"]).masked_fill(~batch["next_mask"], NEG).argmax(1)
@@ -264,9 +339,21 @@ class Trainer:
             target = batch["ret"] + batch["discount"] * q_next
         loss = nn.functional.smooth_l1_loss(q_a, target)
         if n_demo:
-            margin = self._margin(q[:n_demo], batch["action"][:n_demo])
-            loss = loss + self.cfg.margin_weight * margin
-        return loss
+            searched = batch["tw"][:n_demo].sum(1) > 0 if "tw" in batch else \
+                torch.zeros(n_demo, dtype=torch.bool)
+            if searched.any():
+                # Each searched action's value, weighted by its share of the visits: the
+                # teacher's confident judgements count, its guesses about rare moves hardly.
+                tw, tq = batch["tw"][:n_demo][searched], batch["tq"][:n_demo][searched]
+                err = (tw * (q_raw[:n_demo][searched] - tq) ** 2).sum(1)
+                loss = loss + cfg.distill_weight * err.mean()
+            if not searched.all():
+                rows = ~searched
+                margin = self._margin(q[:n_demo][rows], batch["action"][:n_demo][rows])
+                loss = loss + cfg.margin_weight * margin
+        legal = batch["mask"].float()
+        spread = ((advantage ** 2) * legal).sum(1) / legal.sum(1).clamp(min=1.0)
+        return loss + cfg.adv_penalty * spread.mean()
 
     def _margin(self, q: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor:
         """max over legal a of Q(s, a) + margin * [a != teacher's], minus Q(s, teacher's):
@@ -443,6 +530,7 @@ def train(cfg: Config, out: Path, resume: bool = True, quiet: bool = False) -> T
             trainer.pretrain(bar.update)
         trainer.target.load_state_dict(trainer.net.state_dict())
         trainer.curve.append({"episodes": 0, "score_rate": trainer.evaluate(cfg.eval_games)})
+        torch.save(trainer.net.state_dict(), out / "best.pt")  # the first candidate
         trainer.save()
     with tqdm(total=cfg.episodes, initial=trainer.episodes, desc=f"training vs {cfg.opponent}",
               disable=quiet) as bar:

@@ -10,12 +10,14 @@ either player) are included because they are public and expensive to learn.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 from typing import Any, Final
 
 import numpy as np
 
-from duel.engine import CARD_IDS, CARD_NAMES, TOKEN_NAMES, WONDER_NAMES, InfoSet, Move
+from duel.agents.rule_based import preferences
+from duel.engine import CARD_IDS, CARD_NAMES, TOKEN_NAMES, WONDER_NAMES, GameState, InfoSet, Move
 from duel.engine.data import BACK_NAMES, CARDS, WONDER_IDS
 from duel.engine.moves import (
     CHOOSE_PROGRESS_TOKEN,
@@ -132,9 +134,12 @@ PROD_SCALE: Final = 3.0
 COLOR_SCALE: Final = 5.0
 SCORE_SCALE: Final = 50.0
 DISCARD_SCALE: Final = 10.0
-SLOTS_START: Final = GLOBAL_FEATURES + 2 * PLAYER_FEATURES  # the structure comes last
-OBS_SIZE: Final = SLOTS_START + SLOTS * SLOT_FEATURES
+SLOTS_START: Final = GLOBAL_FEATURES + 2 * PLAYER_FEATURES  # then the structure
+PRIOR_START: Final = SLOTS_START + SLOTS * SLOT_FEATURES  # then one prior value per action
+OBS_SIZE: Final = PRIOR_START + N_ACTIONS
 PRICE_SCALE: Final = 10.0
+# Points of the rule agent's evaluation that make an action's prior 1 (as bad as not legal).
+PRIOR_SCALE: Final = 10.0
 
 
 def _card_vector(card: int) -> np.ndarray:
@@ -165,7 +170,10 @@ def encode_view(view: dict[str, Any]) -> np.ndarray:
     so the network always reads itself first. Raises InvalidStateError on a malformed view."""
     info = InfoSet.from_view(view)
     st = info.template
+    # A fixed sample: the rule agent's judgement reads public facts only, and the sample
+    # depends on the view alone, so twin states give twin observations.
     out = np.zeros(OBS_SIZE, dtype=np.float32)
+    _encode_prior(out, view, info.sample(random.Random(0)))
     i = 0
     # Age, step, whose turn.
     out[i + st.age - 1] = 1.0
@@ -227,8 +235,24 @@ def encode_view(view: dict[str, Any]) -> np.ndarray:
                 out[i + 3 + back] = 1.0
             out[i + 2] = 1.0 if entry["isActive"] else 0.0
         i += SLOT_FEATURES
-    assert i == OBS_SIZE
+    assert i == PRIOR_START
     return out
+
+
+def _encode_prior(out: np.ndarray, view: dict[str, Any], state: GameState) -> None:
+    """The last N_ACTIONS features: for each action, how far the rule agent's judgement puts it
+    below its own pick, 0 (its pick) to 1 (PRIOR_SCALE points worse, a lower priority, or not
+    legal). A hand-made evaluation is public and cheap for us, and costly for a network to
+    learn from a few thousand games: the network starts from it and learns where to differ."""
+    prior = out[PRIOR_START:]
+    prior[:] = 1.0
+    if view["step"] == "GAME_END" or view["currentPlayerNumber"] != 2:
+        return  # not this seat's turn: no action of its own is legal
+    moves = state.legal_moves()
+    scores, _, _ = preferences(state, moves)
+    best = max(scores.values())
+    for move, score in scores.items():
+        prior[action_of(move)] = min(1.0, (best - score) / PRIOR_SCALE)
 
 
 def _encode_player(out: np.ndarray, i: int, st: Any, seat: int) -> int:

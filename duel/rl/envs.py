@@ -56,6 +56,7 @@ from duel.rl.encoding import (
     OBS_SIZE,
     PLAYER_FEATURES,
     PRICE_SCALE,
+    PRIOR_START,
     PROD_SCALE,
     SCORE_SCALE,
     SLOT_FEATURES,
@@ -155,7 +156,7 @@ def _observation_high() -> npt.NDArray[np.float32]:
     for _ in range(SLOTS):
         high[i + SLOT_FEATURES - 2:i + SLOT_FEATURES] = card_price_max / PRICE_SCALE
         i += SLOT_FEATURES
-    assert i == OBS_SIZE, "duel.rl.encoding changed its layout"
+    assert i == PRIOR_START, "duel.rl.encoding changed its layout"  # the priors lie in [0, 1]
     return high
 
 
