@@ -602,3 +602,43 @@ def test_deeply_nested_replies_do_not_crash() -> None:
                      get_variant("baseline"), "llm:s", max_attempts=3)
     d = agent.choose(view, legal, random.Random(0))
     assert d.move in legal and d.details["llm"]["fallback"] == "random"
+
+
+def test_an_unreachable_endpoint_is_a_retried_transport_failure(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Connection refused: recorded as TRANSPORT on each try, then the fallback, no crash."""
+    import socket
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    agent = make_agent(f"llm:openai:gpt-4o-mini,base_url=http://127.0.0.1:{port}/v1,"
+                       "backoff=0.01,max_attempts=2,transport_retries=1")
+    view, legal = play_card_position()
+    d = agent.choose(view, legal, random.Random(0))
+    calls = d.details["llm"]["calls"]
+    assert d.details["llm"]["fallback"] == "random" and d.move in legal
+    assert [c["category"] for c in calls] == ["TRANSPORT"] * 4
+
+
+def _first_legal_move(body: dict[str, Any]) -> Any:
+    """Answers with the first move of the turn message's legal-move list."""
+    last = body["messages"][-1]["content"]
+    block = last.split("Your legal moves are:\n", 1)[1].split("\n\n")[0]
+    return openai_reply(tool_args=block.splitlines()[0].split("  (costs")[0])
+
+
+def test_duel_match_prints_the_llm_players_totals(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`duel match` with an LLM seat ends with its moves, calls, legality and tokens."""
+    from duel.cli import main
+
+    with FakeLLMServer(_first_legal_move) as srv:
+        code = main(["match", "--p1", f"llm:compat:qwen@{srv.url}/v1,prompt=legal-moves",
+                     "--p2", "rule", "--seed", "2", "--no-transcript"])
+    out = capsys.readouterr().out
+    assert code == 0
+    line = next(ln for ln in out.splitlines() if ln.startswith("LLM player 1:"))
+    assert "first-try legal 100%" in line and "legal after retries 100%" in line
+    assert "0 fallbacks" in line and "tokens" in line and " in (" in line

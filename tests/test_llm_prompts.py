@@ -159,3 +159,21 @@ def test_turn_message_is_the_seat_view_and_legal_moves_only_for_legal_moves() ->
     # the system text does not depend on the turn: one fixed prefix for the whole game
     assert get_variant("legal-moves").system == get_variant("baseline").system
     assert Move("DISCARD", card_index=priced[0][0].card_index) in [m for m, _ in priced]
+
+
+def test_duel_prompts_list_and_show(capsys: pytest.CaptureFixture[str]) -> None:
+    from duel.cli import main
+
+    assert main(["prompts", "list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    for name in variants():
+        v = get_variant(name)
+        line = next(ln for ln in listed if ln.split()[0] == v.name)
+        assert v.hash in line and "tokens" in line and v.description in line
+    assert main(["prompts", "show", "baseline"]) == 0
+    shown = capsys.readouterr().out
+    baseline = get_variant("baseline")
+    assert baseline.hash in shown and baseline.system in shown
+    assert main(["prompts", "show", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown prompt variant 'nosuch'" in err and "baseline" in err
