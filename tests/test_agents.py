@@ -269,6 +269,35 @@ def test_rule_agent_blocks_an_opponent_science_win() -> None:
     assert d.move.card_index == 0 and d.details["rule"] == "stop the opponent winning"
 
 
+def test_rule_agent_blocks_an_opponent_military_win() -> None:
+    """The pawn 7 spaces towards our capital, ARSENAL (3 shields) free and affordable for the
+    opponent: the rule agent takes it out of their reach."""
+    view = seat_view(new_game(0))
+    view.update({"step": "PLAY_CARD", "age": 3, "currentPlayerNumber": 2,
+                 "wondersAvailable": [], "wondersUnavailable": OUT, "tokensAvailable": []})
+    view["player1"]["wonders"] = {"THE_PYRAMIDS": 0, "THE_SPHINX": 0, "THE_COLOSSUS": 0,
+                                  "PIRAEUS": 0}
+    view["player2"]["wonders"] = {"THE_APPIAN_WAY": 0, "CIRCUS_MAXIMUS": 0,
+                                  "THE_GREAT_LIBRARY": 0, "THE_MAUSOLEUM": 0}
+    view["player1"]["money"] = 10
+    view["player2"]["money"] = 1
+    # Positive: towards player2's capital, whose two loot tokens are gone.
+    view["military"].update({"militaryPosition": 7, "loot2Player2Available": False,
+                             "loot5Player2Available": False})
+    view["visiblePyramid"] = {"0": {"cardName": "ARSENAL", "isActive": True},
+                              "1": {"cardName": "PALACE", "isActive": True}}
+    state = InfoSet.from_view(view).sample(random.Random(0))
+    assert opponent_winning_cards(state, 0) == [0]
+    d = RuleAgent().choose(view, state.legal_moves(), random.Random(0))
+    assert d.move.card_index == 0 and d.details["rule"] == "stop the opponent winning"
+    # One space further from our capital, ARSENAL no longer wins, and nothing is blocked.
+    view["military"]["militaryPosition"] = 5
+    state = InfoSet.from_view(view).sample(random.Random(0))
+    assert opponent_winning_cards(state, 0) == []
+    d = RuleAgent().choose(view, state.legal_moves(), random.Random(0))
+    assert d.details["rule"] != "stop the opponent winning"
+
+
 @pytest.mark.parametrize("spec, message", [
     ("nosuch", "unknown agent 'nosuch'; valid agents: dqn, llm, mcts, random, rule"),
     ("mcts:iters=5", "unknown parameter 'iters'; valid parameters: iterations, time"),

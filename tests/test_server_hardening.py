@@ -535,3 +535,30 @@ def test_create_responses_validate_against_the_published_schemas(client: TestCli
     assert "visiblePyramid" in text and "wonderDraft" in text
     code, tokens = create(client, "external", "external", seed=70)
     assert_valid_state(client.get(f"/games/{code}", headers=bearer(tokens["1"])).json())
+
+
+def test_the_database_is_wal_and_keeps_no_token_in_clear(client: TestClient, db: str) -> None:
+    """Tokens are shown once, in the create response: the database holds only their hashes,
+    and no later response repeats them."""
+    import sqlite3
+
+    r = client.post("/games", json={"player1": "external", "player2": "external", "seed": 3})
+    body = r.json()
+    tokens = list(body["tokens"].values())
+    code = body["code"]
+    auth = {"authorization": f"Bearer {tokens[0]}"}
+    later = [client.get(f"/games/{code}", headers=auth).text,
+             client.get(f"/games/{code}/moves", headers=auth).text,
+             client.get(f"/games/{code}").text, client.get("/openapi.json").text]
+    with sqlite3.connect(db) as con:
+        assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        dump = "\n".join(con.iterdump())
+    for token in tokens:
+        assert token not in dump
+        assert all(token not in text for text in later)
+
+
+def test_the_interactive_docs_are_served(client: TestClient) -> None:
+    r = client.get("/docs")
+    assert r.status_code == 200 and "swagger" in r.text.lower()
+    assert "/openapi.json" in r.text

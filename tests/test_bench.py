@@ -1,0 +1,38 @@
+"""Every benchmark runs and prints its figures (smoke tests with tiny budgets: the figures
+themselves are for `duel bench`, never asserted against a clock)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from duel.cli import main
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(["bench", *argv]) == 0
+    return capsys.readouterr().out
+
+
+def test_bench_engine_and_mcts(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(capsys, "engine", "--seconds", "0.1")
+    assert re.search(r"\d+ games/s, \d+ moves/s .*in-place play", out)
+    assert re.search(r"\d+ games/s, \d+ moves/s .*checked apply", out)
+    out = _run(capsys, "mcts", "--seconds", "0.1")
+    assert "iterations/s from the start position" in out
+    assert "iterations/s from a mid-Age-II position" in out
+
+
+def test_bench_strength_and_dqn_print_rates_cis_and_targets(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(capsys, "strength", "--games", "2", "--time", "0.01", "--jobs", "1")
+    assert out.count("95% CI") >= 3 and out.count("target") >= 3
+    out = _run(capsys, "dqn", "--games", "2", "--jobs", "1")
+    assert "dqn vs random" in out and "dqn vs rule" in out and out.count("target") == 2
+
+
+def test_bench_server_plays_over_http(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(capsys, "server", "--clients", "2", "--seconds", "1")
+    assert re.search(r"\d+ moves by 2 clients .* moves/s; POST move latency p50 [\d.]+ ms", out)
+    assert "0 errors" in out
