@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+from typing import Any
 
 import pytest
 
@@ -249,7 +250,9 @@ def test_mcts_finds_an_immediate_military_win() -> None:
     assert r.move == d.move and r.details["rule"] == "win now"
 
 
-def test_rule_agent_blocks_an_opponent_science_win() -> None:
+def _age3_view(card: str) -> dict[str, Any]:
+    """Age III, player2 (the agent, 1 coin) to move, every wonder built, no token left to
+    take; player1 has 10 coins; `card` and PALACE are the structure's two active cards."""
     view = seat_view(new_game(0))
     view.update({"step": "PLAY_CARD", "age": 3, "currentPlayerNumber": 2,
                  "wondersAvailable": [], "wondersUnavailable": OUT, "tokensAvailable": []})
@@ -257,12 +260,17 @@ def test_rule_agent_blocks_an_opponent_science_win() -> None:
                                   "PIRAEUS": 0}
     view["player2"]["wonders"] = {"THE_APPIAN_WAY": 0, "CIRCUS_MAXIMUS": 0,
                                   "THE_GREAT_LIBRARY": 0, "THE_MAUSOLEUM": 0}
-    view["player1"]["sortedHand"] = {"SCIENTIFIC_BUILDING": [
-        "APOTHECARY", "WORKSHOP", "SCRIPTORIUM", "PHARMACIST", "UNIVERSITY"]}
     view["player1"]["money"] = 10
     view["player2"]["money"] = 1
-    view["visiblePyramid"] = {"0": {"cardName": "ACADEMY", "isActive": True},
+    view["visiblePyramid"] = {"0": {"cardName": card, "isActive": True},
                               "1": {"cardName": "PALACE", "isActive": True}}
+    return view
+
+
+def test_rule_agent_blocks_an_opponent_science_win() -> None:
+    view = _age3_view("ACADEMY")
+    view["player1"]["sortedHand"] = {"SCIENTIFIC_BUILDING": [
+        "APOTHECARY", "WORKSHOP", "SCRIPTORIUM", "PHARMACIST", "UNIVERSITY"]}
     state = InfoSet.from_view(view).sample(random.Random(0))
     assert opponent_winning_cards(state, 0) == [0]
     d = RuleAgent().choose(view, state.legal_moves(), random.Random(0))
@@ -272,25 +280,15 @@ def test_rule_agent_blocks_an_opponent_science_win() -> None:
 def test_rule_agent_blocks_an_opponent_military_win() -> None:
     """The pawn 7 spaces towards our capital, ARSENAL (3 shields) free and affordable for the
     opponent: the rule agent takes it out of their reach."""
-    view = seat_view(new_game(0))
-    view.update({"step": "PLAY_CARD", "age": 3, "currentPlayerNumber": 2,
-                 "wondersAvailable": [], "wondersUnavailable": OUT, "tokensAvailable": []})
-    view["player1"]["wonders"] = {"THE_PYRAMIDS": 0, "THE_SPHINX": 0, "THE_COLOSSUS": 0,
-                                  "PIRAEUS": 0}
-    view["player2"]["wonders"] = {"THE_APPIAN_WAY": 0, "CIRCUS_MAXIMUS": 0,
-                                  "THE_GREAT_LIBRARY": 0, "THE_MAUSOLEUM": 0}
-    view["player1"]["money"] = 10
-    view["player2"]["money"] = 1
+    view = _age3_view("ARSENAL")
     # Positive: towards player2's capital, whose two loot tokens are gone.
     view["military"].update({"militaryPosition": 7, "loot2Player2Available": False,
                              "loot5Player2Available": False})
-    view["visiblePyramid"] = {"0": {"cardName": "ARSENAL", "isActive": True},
-                              "1": {"cardName": "PALACE", "isActive": True}}
     state = InfoSet.from_view(view).sample(random.Random(0))
     assert opponent_winning_cards(state, 0) == [0]
     d = RuleAgent().choose(view, state.legal_moves(), random.Random(0))
     assert d.move.card_index == 0 and d.details["rule"] == "stop the opponent winning"
-    # One space further from our capital, ARSENAL no longer wins, and nothing is blocked.
+    # Two spaces back, ARSENAL takes the pawn to 8, not 9: nothing to block.
     view["military"]["militaryPosition"] = 5
     state = InfoSet.from_view(view).sample(random.Random(0))
     assert opponent_winning_cards(state, 0) == []
