@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import time
 
-from duel.engine import GameState, new_game
+from duel.engine import GameState, Seat, new_game
 
 
 def bench_engine(seconds: float = 5.0, seed: int = 0) -> dict[str, float]:
@@ -39,7 +39,7 @@ def mid_age_two(seed: int = 0) -> GameState:
 
     state = new_game(seed)
     agent = RuleAgent()
-    rngs = [agent_rng(seed, 0), agent_rng(seed, 1)]
+    rngs = [agent_rng(seed, Seat.P1), agent_rng(seed, Seat.P2)]
     while not (state.age == 2 and state.remaining <= 14 and state.step_name == "PLAY_CARD"):
         move, _, _ = decide(agent, state, rngs[state.current])
         state = state.apply(move)

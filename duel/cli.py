@@ -10,15 +10,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from duel.agents.llm.providers import LLMConfigError
-from duel.agents.spec import SpecError, make_agent
-from duel.engine import DuelError, new_game, seat_view
-from duel.prompts import PromptError
-from duel.transcripts import TranscriptError
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit status 2."""
+from duel.agents.spec import make_agent
+from duel.engine import SEATS, new_game, seat_view
+from duel.engine.perspective import Perspective
+from duel.errors import DuelError as _DuelError
+from duel.errors import TranscriptError, UsageError
 
 
 def _dump(obj: Any) -> None:
@@ -65,7 +61,9 @@ def cmd_random_game(args: argparse.Namespace) -> int:
         lines.append(move_line(len(record), state, move, after))
         state = after
     if args.json:
-        _dump({"deal": deal.to_json(), "moves": record, "result": state.result()})
+        result = state.result()
+        assert result is not None
+        _dump({"deal": deal.to_json(), "moves": record, "result": result.to_json()})
     else:
         print(f"Random game, seed {args.seed} (code {state.code}), {len(record)} moves")
         print("\n".join(lines))
@@ -80,6 +78,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     agents = make_agent(args.p1), make_agent(args.p2)
 
     def show(record: Any, before: Any, after: Any) -> None:
+        if record.is_forfeit:
+            return  # the result line says who resigned
         line = move_line(record.ply, before, record.move, after)
         if args.verbose and record.details:
             line += f"  {json.dumps(record.details)[:200]}"
@@ -93,7 +93,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     writer = None
     if not args.no_transcript:
         path = args.transcript or default_path(state.code)
-        writer = TranscriptWriter(path, args.seed, state.deal, agents, not args.hidden_box)
+        writer = TranscriptWriter.for_match(path, args.seed, state.deal, agents,
+                                            not args.hidden_box)
 
     def on_move(record: Any, before: Any, after: Any) -> None:
         if writer is not None:
@@ -110,16 +111,16 @@ def cmd_match(args: argparse.Namespace) -> int:
     from duel.agents.llm.accounting import llm_totals, totals_line
 
     if result.forfeit is not None:
-        print(f"Result: player {result.forfeit} forfeits; player {3 - result.forfeit} wins")
+        print(f"Result: {result.result.describe()}")
     else:
         print("\n".join(result_lines(result.final)))
     print(f"{len(result.records)} moves in {result.seconds:.1f} s")
-    for seat in (1, 2):
-        totals = llm_totals(r.details for r in result.records if r.player == seat)
+    for seat in SEATS:
+        totals = llm_totals(r.details for r in result.records if r.seat is seat)
         if totals:
-            print(totals_line(seat, totals))
+            print(totals_line(seat.player, totals))
     if writer is not None:
-        writer.finish(result)
+        writer.finish(result.result)
         print(f"Transcript: {writer.path} (duel replay {writer.path})")
     return 0
 
@@ -138,7 +139,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from duel.narrate import move_line, result_lines
-    from duel.transcripts import TranscriptError, check_result, initial_state, read, replay
+    from duel.transcripts import check_result, initial_state, read, replay
 
     t = read(args.file)
     for problem in t.problems:
@@ -152,13 +153,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for step in replay(t):
             final = step.after
             if args.at is not None and step.ply == args.at:
-                _dump(seat_view(step.after, as_player2=args.seat))
+                _dump(Perspective.of_player(args.seat).view(step.after))
                 return 0
             if args.at is None:
                 print(move_line(step.ply, step.before, step.move, step.after))
         if args.at is not None:
             if args.at == 0:
-                _dump(seat_view(initial_state(t), as_player2=args.seat))
+                _dump(Perspective.of_player(args.seat).view(initial_state(t)))
                 return 0
             raise UsageError(f"--at {args.at}: the transcript has {len(t.moves)} moves")
         if final is None:
@@ -241,7 +242,7 @@ def cmd_prompts(args: argparse.Namespace) -> int:
     print(v.system)
     print("\n# --- each turn's message, for the initial state ---\n")
     state = new_game(0)
-    print(v.turn_message(seat_view(state, as_player2=state.current_player), state.priced_moves()))
+    print(v.turn_message(Perspective.to_move(state).view(state), state.priced_moves()))
     return 0
 
 
@@ -459,8 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)
-    except (DuelError, UsageError, SpecError, PromptError, LLMConfigError,
-            TranscriptError) as exc:
+    except _DuelError as exc:
         print(f"duel {args.command}: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -13,12 +13,13 @@ from typing import Any
 
 from tqdm import tqdm
 
-from duel.agents.spec import SpecError, make_agent
+from duel.agents.spec import make_agent
 from duel.engine import new_game
+from duel.errors import SpecError, TranscriptError
 from duel.match import play_match
 from duel.prompts import get_variant
 from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
-from duel.transcripts import TranscriptError, TranscriptWriter, read
+from duel.transcripts import TranscriptWriter, read
 
 NULL_VARIANT = "null"
 BASELINE = "baseline"
@@ -73,10 +74,10 @@ def play_one(model: str, variant: str, opponent: str, seed: int, seat: int, out:
     opp = make_agent(opponent)
     agents = (llm, opp) if seat == 1 else (opp, llm)
     deal = new_game(seed).deal
-    writer = TranscriptWriter(path, seed, deal, agents)
+    writer = TranscriptWriter.for_match(path, seed, deal, agents)
     try:
         result = play_match(agents[0], agents[1], seed=seed, deal=deal, on_move=writer.record)
-        writer.finish(result)
+        writer.finish(result.result)
     finally:
         writer.close()
     return path

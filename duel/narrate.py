@@ -77,9 +77,8 @@ def result_lines(state: GameState) -> list[str]:
     if result is None:
         return ["game not over"]
     lines = []
-    winner = result["winner"]
-    who = "shared victory" if winner == "draw" else f"player {winner} wins"
-    lines.append(f"Result: {who} ({result['victory']} victory)")
+    who = "shared victory" if result.winner is None else f"{result.winner} wins"
+    lines.append(f"Result: {who} ({result.victory} victory)")
     keys = list(state.score(0))
     width = max(len(k) for k in keys)
     lines.append(f"  {'':{width}}  P1  P2")

@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from duel.transcripts import TranscriptError, read
+from duel.errors import TranscriptError
+from duel.transcripts import read
 
 Game = tuple[str, str, float]  # player1 spec, player2 spec, player1's points (1, 0.5, 0)
 ELO = 400 / math.log(10)

@@ -2,19 +2,21 @@
 
 Line 1 is the header (versions, the deal, options, each seat's agent spec and prompt variant),
 then one record per decision (a resignation too, as the last one, its move never played), then
-a footer with the result. Every line is flushed as soon as it is written, so a killed match
-leaves a readable partial file. The format is published as duel/schemas/transcript.schema.json;
-`format_version` lets old files stay readable. `replay` and `check_result` re-play the deal and
-the moves through the engine and check every recorded fact.
+a footer with the result. The format is published as duel/schemas/transcript.schema.json;
+`format_version` lets old files stay readable.
+
+This module is the one writer and the one replay: `duel match`, tournaments and the server's
+export build their lines with `header_line`/`move_line`/`result_line`; the CLI, the viewer,
+grading, the server's restore and the tests re-play games with `replay_moves`, which checks
+every recorded fact against the engine.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -23,84 +25,103 @@ from typing import IO, Any
 from duel import __version__
 from duel.engine import (
     RULES_VERSION,
+    SEATS,
     Deal,
     DuelError,
     GameState,
     Move,
-    deal_code,
+    Result,
+    Seat,
     new_game,
-    seat_view,
 )
+from duel.errors import TranscriptError
+from duel.records import MoveRecord, mover_view_hash, view_hash
 
 FORMAT_VERSION = 1
 DEFAULT_DIR = "transcripts"
 
-
-def view_hash(view: dict[str, Any]) -> str:
-    """A stable hash of a view (canonical JSON)."""
-    text = json.dumps(view, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+__all__ = ["FORMAT_VERSION", "MoveRecord", "ReplayStep", "Transcript", "TranscriptError",
+           "TranscriptWriter", "check_result", "header_line", "initial_state", "is_forfeit",
+           "read", "render_line", "replay", "replay_moves", "result_line", "view_hash"]
 
 
-def _prompt_of(agent: Any) -> dict[str, str] | None:
+def prompt_of(agent: Any) -> dict[str, str] | None:
+    """The prompt variant an agent plays with (LLM agents), as the header records it."""
     variant = getattr(agent, "variant", None)
     if variant is None:
         return None
     return {"name": variant.name, "hash": variant.hash}
 
 
-class TranscriptWriter:
-    """Writes one game. Use as the `on_move` callback of `play_match` via :meth:`record`."""
+def header_line(seed: int | None, deal: Deal, code: str, open_box: bool,
+                players: Sequence[tuple[str, dict[str, str] | None]], started_at: float
+                ) -> dict[str, Any]:
+    """Line 1: versions, the deal, options, each seat's agent spec and prompt variant."""
+    return {
+        "type": "header", "format_version": FORMAT_VERSION, "duel_version": __version__,
+        "rules_version": RULES_VERSION, "seed": seed,
+        "deal_from_seed": isinstance(seed, int) and new_game(seed).deal == deal,
+        "code": code, "deal": deal.to_json(), "options": {"open_box": open_box},
+        "players": {str(i + 1): {"spec": spec, "prompt": prompt}
+                    for i, (spec, prompt) in enumerate(players)},
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started_at)),
+    }
 
-    def __init__(self, path: str | Path, seed: int, deal: Deal, agents: tuple[Any, Any],
-                 open_box: bool = True, code: str | None = None) -> None:
+
+def move_line(record: MoveRecord) -> dict[str, Any]:
+    return {"type": "move", **record.to_json()}
+
+
+def result_line(result: Result, records: Sequence[MoveRecord]) -> dict[str, Any]:
+    """The last line: the result, the number of decisions, the time the agents took and each
+    seat's LLM totals."""
+    from duel.agents.llm.accounting import llm_totals
+
+    return {"type": "result", **result.to_json(), "moves": len(records),
+            "seconds": round(sum(r.seconds for r in records), 3),
+            "totals": {str(s.player): llm_totals(r.details for r in records if r.seat is s)
+                       for s in SEATS}}
+
+
+def render_line(line: dict[str, Any]) -> str:
+    """A line as the file holds it: what the writer writes and the server exports."""
+    return json.dumps(line) + "\n"
+
+
+class TranscriptWriter:
+    """Writes one game as it goes: the header now, each record as it is made (use
+    :meth:`record` as `play_match`'s `on_move`), the result at the end. Every line is flushed
+    and synced, so a killed match leaves a readable partial file."""
+
+    def __init__(self, path: str | Path, header: dict[str, Any]) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file: IO[str] = self.path.open("w")
-        self._plies = 0  # move records written
-        self._write({
-            "type": "header", "format_version": FORMAT_VERSION, "duel_version": __version__,
-            "rules_version": RULES_VERSION, "seed": seed,
-            "deal_from_seed": isinstance(seed, int) and new_game(seed).deal == deal,
-            "code": code or deal_code(deal), "deal": deal.to_json(),
-            "options": {"open_box": open_box},
-            "players": {str(i + 1): {"spec": a.spec, "prompt": _prompt_of(a)}
-                        for i, a in enumerate(agents)},
-            "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        })
+        self._records: list[MoveRecord] = []
+        self._write(header)
+
+    @staticmethod
+    def for_match(path: str | Path, seed: int | None, deal: Deal, agents: Sequence[Any],
+                  open_box: bool = True, code: str | None = None) -> TranscriptWriter:
+        """A writer for a game between `agents` (player 1's first) on `deal`."""
+        header = header_line(seed, deal, code or new_game(deal=deal).code, open_box,
+                             [(a.spec, prompt_of(a)) for a in agents], time.time())
+        return TranscriptWriter(path, header)
 
     def _write(self, obj: dict[str, Any]) -> None:
         if self._file.closed:  # closed after the last move (`duel match` does): append
             self._file = self.path.open("a")
-        self._file.write(json.dumps(obj) + "\n")
+        self._file.write(render_line(obj))
         self._file.flush()
         os.fsync(self._file.fileno())
 
-    def record(self, record: Any, before: GameState, after: GameState) -> None:
-        self._write({
-            "type": "move", "ply": record.ply, "player": record.player, "step": record.step,
-            "move": record.move.to_json(), "price": record.price,
-            "view_hash": view_hash(seat_view(before, as_player2=record.player)),
-            "seconds": round(record.seconds, 4), "details": record.details,
-        })
-        self._plies = record.ply
+    def record(self, record: MoveRecord, *_: object) -> None:
+        self._write(move_line(record))
+        self._records.append(record)
 
-    def finish(self, result: Any) -> None:
-        """Write the result line (and a forfeit's decision, which `play_match` records without
-        calling `on_move`: the position it was taken in is the final one), then close."""
-        from duel.agents.llm.accounting import llm_totals
-
-        if result.forfeit is not None and self._plies == len(result.records) - 1:
-            self.record(result.records[-1], result.final, result.final)
-        r = result.result
-        self._write({
-            "type": "result", "winner": r["winner"], "victory": r["victory"],
-            "scores": {"player1": r["player1"], "player2": r["player2"]},
-            "moves": len(result.records), "seconds": round(result.seconds, 3),
-            "forfeit": result.forfeit,
-            "totals": {str(seat): llm_totals(rec.details for rec in result.records
-                                             if rec.player == seat) for seat in (1, 2)},
-        })
+    def finish(self, result: Result) -> None:
+        """Write the result line, then close."""
+        self._write(result_line(result, self._records))
         self.close()
 
     def close(self) -> None:
@@ -120,8 +141,6 @@ def default_path(code: str, folder: str = DEFAULT_DIR) -> Path:
     return path
 
 
-class TranscriptError(Exception):
-    """A transcript that cannot be read, or whose facts the engine does not reproduce."""
 
 
 @dataclass
@@ -229,6 +248,7 @@ class ReplayStep:
     before: GameState
     move: Move
     after: GameState
+    record: MoveRecord
 
 
 def _rules_note(t: Transcript) -> str:
@@ -246,25 +266,30 @@ def is_forfeit(rec: dict[str, Any]) -> bool:
 
 
 def replay(t: Transcript) -> Iterator[ReplayStep]:
-    """Re-play the transcript, checking each record (its schema, ply, player, step, view hash,
-    move legality and price); raises TranscriptError at the first mismatch, naming the ply and
-    the field. A forfeit record ends the replay (its move was never played)."""
+    """Re-play a transcript: its header, then :func:`replay_moves`. Raises TranscriptError at
+    the first mismatch, naming the ply and the field (and the rules version, if it differs)."""
     try:
-        yield from _replay(t)
+        problem = record_error(t.header)
+        if problem:
+            raise TranscriptError(f"header: {problem}")
+        state = initial_state(t)
+        seed = t.header.get("seed")
+        if t.header.get("deal_from_seed") and new_game(seed).deal != state.deal:
+            raise TranscriptError(f"header: field deal is not the deal of seed {seed}, as "
+                                  "deal_from_seed says")
+        yield from replay_moves(state, t.moves)
     except TranscriptError as exc:
         raise TranscriptError(f"{exc}{_rules_note(t)}") from None
 
 
-def _replay(t: Transcript) -> Iterator[ReplayStep]:
-    problem = record_error(t.header)
-    if problem:
-        raise TranscriptError(f"header: {problem}")
-    state = initial_state(t)
-    seed = t.header.get("seed")
-    if t.header.get("deal_from_seed") and new_game(seed).deal != state.deal:
-        raise TranscriptError(f"header: field deal is not the deal of seed {seed}, as "
-                              "deal_from_seed says")
-    for expected_ply, rec in enumerate(t.moves, 1):
+def replay_moves(start: GameState, moves: Sequence[dict[str, Any]]) -> Iterator[ReplayStep]:
+    """Re-play move records (transcript lines, or the store's rows: the same JSON) from
+    `start`, checking each one (its schema, ply, player, step, view hash, move legality and
+    price); raises TranscriptError at the first mismatch, naming the ply and the field. A
+    forfeit record ends the replay (its move was never played)."""
+    state = start
+    for expected_ply, line in enumerate(moves, start.ply + 1):
+        rec = line if "type" in line else {"type": "move", **line}
         problem = record_error(rec)
         if problem:
             raise TranscriptError(f"ply {expected_ply}: {problem}")
@@ -277,7 +302,7 @@ def _replay(t: Transcript) -> Iterator[ReplayStep]:
         if rec["step"] != state.step_name:
             raise TranscriptError(f"ply {ply}: field step is {rec['step']!r}, expected "
                                   f"{state.step_name}")
-        seen = view_hash(seat_view(state, as_player2=state.current_player))
+        seen = mover_view_hash(state)
         if rec["view_hash"] != seen:
             raise TranscriptError(f"ply {ply}: field view_hash differs (recorded "
                                   f"{rec['view_hash']}, replayed {seen})")
@@ -286,9 +311,9 @@ def _replay(t: Transcript) -> Iterator[ReplayStep]:
         except DuelError as exc:
             raise TranscriptError(f"ply {ply}: field move: {exc}") from None
         if is_forfeit(rec):
-            if expected_ply != len(t.moves):
+            if expected_ply != start.ply + len(moves):
                 raise TranscriptError(f"ply {ply}: field details.forfeit is true, but "
-                                      f"{len(t.moves) - ply} more moves follow")
+                                      f"{start.ply + len(moves) - ply} more moves follow")
             return  # the player resigned here; the move was never played
         if move not in state.legal_moves():
             raise TranscriptError(f"ply {ply}: field move is illegal: {state.why_illegal(move)}")
@@ -297,8 +322,31 @@ def _replay(t: Transcript) -> Iterator[ReplayStep]:
             raise TranscriptError(f"ply {ply}: field price is {rec['price']!r}, the engine "
                                   f"says {price}")
         after = state.apply(move)
-        yield ReplayStep(ply, state, move, after)
+        yield ReplayStep(ply, state, move, after, MoveRecord.from_json(rec))
         state = after
+
+
+def final_state(start: GameState, moves: Sequence[dict[str, Any]]) -> GameState:
+    """The position after re-playing `moves` (checked as :func:`replay_moves` does)."""
+    state = start
+    for step in replay_moves(start, moves):
+        state = step.after
+    return state
+
+
+def expected_result(t: Transcript, final: GameState) -> Result:
+    """The result the replay gives: the engine's, or a forfeit by the last record's player."""
+    last = t.moves[-1] if t.moves else None
+    forfeit_record = last is not None and is_forfeit(last)
+    f = t.footer or {}
+    if forfeit_record or f.get("forfeit") is not None:
+        seat = last["player"] if forfeit_record and last is not None else final.current_player
+        return Result.forfeited(Seat.of_player(seat), final.scores())
+    r = final.result()
+    if r is None:
+        raise TranscriptError(f"result: the replayed game is not over after ply "
+                              f"{len(t.moves)}")
+    return r
 
 
 def check_result(t: Transcript, final: GameState) -> None:
@@ -326,33 +374,26 @@ def _check_result(t: Transcript, final: GameState) -> None:
     last = t.moves[-1] if t.moves else None
     forfeit_record = last is not None and is_forfeit(last)
     moves = len(t.moves)
-    if f["forfeit"] is not None:
-        seat = last["player"] if forfeit_record and last is not None else final.current_player
+    if f["forfeit"] is None and forfeit_record:
+        raise TranscriptError(f"result: field forfeit is null, but ply {len(t.moves)} "
+                              "records a forfeit")
+    expected = expected_result(t, final)
+    if expected.forfeit is not None:
         if not forfeit_record:
             moves += 1  # files written before the forfeit's decision was recorded
-        if f["forfeit"] != seat:
+        if f["forfeit"] != expected.forfeit.player:
             raise TranscriptError(f"result: field forfeit is {f['forfeit']!r}, but player "
-                                  f"{seat} was to move when the game ended")
-        expected: dict[str, Any] = {"winner": 3 - seat, "victory": "forfeit",
-                                    "player1": final.score(0), "player2": final.score(1)}
-    else:
-        if forfeit_record:
-            raise TranscriptError(f"result: field forfeit is null, but ply {len(t.moves)} "
-                                  "records a forfeit")
-        r = final.result()
-        if r is None:
-            raise TranscriptError(f"result: the replayed game is not over after ply "
-                                  f"{len(t.moves)}")
-        expected = r
+                                  f"{expected.forfeit.player} was to move when the game ended")
+    want = expected.to_json()
     for name in ("winner", "victory"):
-        if f[name] != expected[name]:
+        if f[name] != want[name]:
             raise TranscriptError(f"result: field {name} is {f[name]!r}, replay gives "
-                                  f"{expected[name]!r}")
-    for seat_name in ("player1", "player2"):
-        for key, value in expected[seat_name].items():
-            if f["scores"][seat_name].get(key) != value:
-                raise TranscriptError(f"result: field scores.{seat_name}.{key} is "
-                                      f"{f['scores'][seat_name].get(key)!r}, replay gives "
+                                  f"{want[name]!r}")
+    for seat in SEATS:
+        for key, value in expected.score(seat).items():
+            if f["scores"][seat.key].get(key) != value:
+                raise TranscriptError(f"result: field scores.{seat.key}.{key} is "
+                                      f"{f['scores'][seat.key].get(key)!r}, replay gives "
                                       f"{value!r}")
     if f["moves"] != moves:
         raise TranscriptError(f"result: field moves is {f['moves']!r}, the file has {moves}")

@@ -17,20 +17,29 @@ from typing import Any, TypeVar
 
 from duel.agents.base import Agent, Decision
 from duel.agents.mcts import MCTSAgent
-from duel.agents.spec import SpecError, make_agent
+from duel.agents.spec import make_agent
 from duel.engine import (
     Deal,
     DuelError,
     GameState,
     Move,
+    Result,
+    Seat,
     new_game,
-    relabel_move,
-    relabel_text,
     seat_view,
 )
+from duel.engine.perspective import Perspective
+from duel.errors import SpecError
 from duel.match import agent_rng, decide
-from duel.transcripts import FORMAT_VERSION, view_hash
-from server.store import GameRow, MoveRow, Store
+from duel.records import MoveRecord
+from duel.transcripts import (
+    header_line,
+    move_line,
+    prompt_of,
+    replay_moves,
+    result_line,
+)
+from server.store import GameRow, Store
 
 log = logging.getLogger("duel.server")
 EXTERNAL = "external"
@@ -100,16 +109,24 @@ class LiveGame:
     def over(self) -> bool:
         return self.forfeit is not None or self.state.is_terminal()
 
+    @property
+    def result(self) -> Result | None:
+        """The game's result once it is over (a forfeit included)."""
+        if self.forfeit is not None:
+            return Result.forfeited(Seat.of_player(self.forfeit), self.state.scores())
+        return self.state.result()
+
     def view_for(self, seat: int | None) -> dict[str, Any]:
         """A seat sees the state with itself as player2 (the prompt's convention); a spectator
         sees the true labels."""
-        view = seat_view(self.state, as_player2=seat)
-        if self.forfeit is not None:
+        seen = Perspective.of_player(seat)
+        view = seen.view(self.state)
+        result = self.result
+        if result is not None and result.forfeit is not None:
             view["step"] = "GAME_END"
-            winner = 3 - self.forfeit
-            label = 3 - winner if seat == 1 else winner
-            view[f"player{label}"]["won"] = True
-            view[f"player{3 - label}"]["won"] = False
+            winner = seen.seat_out(result.forfeit.other)
+            view[winner.key]["won"] = True
+            view[winner.other.key]["won"] = False
         return view
 
 
@@ -152,16 +169,14 @@ class GameManager:
                 game.task.cancel()
         self.thinking.shutdown(wait=False, cancel_futures=True)
 
-    def _restore(self, row: GameRow, moves: list[MoveRow]) -> LiveGame:
-        state = new_game(deal=Deal.from_json(row.options["deal"]),
-                         open_box=row.options["open_box"], code=row.code)
-        game = LiveGame(row, state, self._agents(row.seats, strict=False))
-        for m in moves:
-            if m.details.get("forfeit"):
-                game.forfeit = m.player
-                break
-            game.recent[game.state.ply] = game.state
-            game.state = game.state.apply(Move.from_json(m.move))
+    def _restore(self, row: GameRow, moves: list[MoveRecord]) -> LiveGame:
+        game = LiveGame(row, _start(row), self._agents(row.seats, strict=False))
+        lines = [m.to_json() for m in moves]
+        for step in replay_moves(game.state, lines):
+            game.recent[step.before.ply] = step.before
+            game.state = step.after
+        if moves and moves[-1].is_forfeit:
+            game.forfeit = moves[-1].seat.player
         _trim(game)
         if game.state.ply + (1 if game.forfeit else 0) != row.ply:
             raise RuntimeError(f"game {row.code}: stored ply {row.ply} but moves replay to "
@@ -240,8 +255,8 @@ class GameManager:
         turn."""
         if game.over or game.state.current_player != seat:
             return []
-        flip = seat == 1
-        return [(relabel_move(m) if flip else m, p) for m, p in game.state.priced_moves()]
+        seen = Perspective.of_player(seat)
+        return [(seen.move_out(m), p) for m, p in game.state.priced_moves()]
 
     async def submit(self, game: LiveGame, seat: int, move_json: Any, ply: int
                      ) -> tuple[int, dict[str, Any]]:
@@ -251,8 +266,7 @@ class GameManager:
             move = Move.from_json(move_json)
         except DuelError as exc:
             raise GameError(422, {"error": "malformed move", "reason": str(exc)}) from None
-        if seat == 1:
-            move = relabel_move(move)
+        move = Perspective.of_player(seat).move_in(move)
         try:
             return await self._apply(game, seat, move, ply, {}, 0.0)
         except GameError as exc:
@@ -265,8 +279,8 @@ class GameManager:
         """A stale ply's refusal, saying whether the move sent is the one recorded at that ply
         (a retry whose first answer was lost: the move was applied, once)."""
         rows = await asyncio.to_thread(self.store.moves, game.code)
-        if ply < len(rows) and rows[ply].player == seat and not rows[ply].details.get("forfeit"):
-            if rows[ply].move == move.to_json():
+        if ply < len(rows) and rows[ply].seat.player == seat and not rows[ply].is_forfeit:
+            if rows[ply].move == move:
                 return f"{detail}; this move was already applied as move {ply + 1}"
         return f"{detail}; move {ply + 1} was another move"
 
@@ -282,18 +296,14 @@ class GameManager:
                                      f"{state.ply}")
             if state.current_player != seat:
                 raise GameError(409, f"not your turn: player {state.current_player} is to move")
-            flip = seat == 1
+            seen = Perspective.of_player(seat)
             if move not in state.legal_moves():
-                legal = [(relabel_move(m) if flip else m).to_json() for m in state.legal_moves()]
-                shown = relabel_move(move) if flip else move
-                raise GameError(422, {"error": "illegal move", "move": shown.to_json(),
-                                      "reason": _labels(state.why_illegal(move), flip),
+                legal = [m.to_json() for m in seen.moves_out(state.legal_moves())]
+                raise GameError(422, {"error": "illegal move",
+                                      "move": seen.move_out(move).to_json(),
+                                      "reason": seen.text_out(state.why_illegal(move)),
                                       "legal": legal})
-            record = MoveRow(state.ply + 1, seat, state.step_name, move.to_json(),
-                             0 if forfeit else state.price(move),
-                             view_hash(seat_view(state, as_player2=seat)),
-                             round(seconds, 4), {**details, "forfeit": True} if forfeit
-                             else details)
+            record = MoveRecord.decided(state, move, seconds, details, forfeit)
             after = state if forfeit else state.apply(move)
             over = forfeit or after.is_terminal()
             await asyncio.to_thread(self.store.append_move, game.code, record,
@@ -332,7 +342,7 @@ class GameManager:
     async def _agent_turn(self, game: LiveGame, seat: int) -> None:
         ply = game.state.ply
         state = game.state
-        rng = agent_rng(ply * 7919 + seat, seat)
+        rng = agent_rng(ply * 7919 + seat, Seat.of_player(seat))
         start = time.perf_counter()
         forfeit = False
         try:
@@ -361,7 +371,7 @@ class GameManager:
         if game.over or game.state.ply != ply:
             return
         kind = game.row.options.get("fallback", "random")
-        move, details = self._fallback_move(game, game.state, agent_rng(ply, seat))
+        move, details = self._fallback_move(game, game.state, agent_rng(ply, Seat.of_player(seat)))
         try:
             await self._apply(game, seat, move, ply, {**details, "timeout": True}, 0.0,
                               forfeit=kind == "forfeit")
@@ -386,76 +396,43 @@ class GameManager:
                     replayed = await self._replay(game)
                 state = replayed.get(ply)
             if state is not None:
-                out.append((ply, seat_view(state, as_player2=seat)))
+                out.append((ply, Perspective.of_player(seat).view(state)))
         return out
 
     async def _replay(self, game: LiveGame) -> dict[int, GameState]:
         rows = await asyncio.to_thread(self.store.moves, game.code)
-        state = new_game(deal=Deal.from_json(game.row.options["deal"]),
-                         open_box=game.row.options["open_box"], code=game.code)
-        states = {0: state}
-        for m in rows:
-            if m.details.get("forfeit"):
-                break
-            state = state.apply(Move.from_json(m.move))
-            states[state.ply] = state
+        start = _start(game.row)
+        states = {0: start}
+        for step in replay_moves(start, [m.to_json() for m in rows]):
+            states[step.after.ply] = step.after
         return states
 
     # ------------------------------------------------------------------ transcripts
     async def transcript(self, game: LiveGame, partial: bool = False) -> list[dict[str, Any]]:
-        """The game's transcript lines; `partial` allows an unfinished game (no result line)."""
+        """The game's transcript lines (what TranscriptWriter writes for the same game);
+        `partial` allows an unfinished game (no result line)."""
         if not game.over and not partial:
             raise GameError(409, "the transcript is ready once the game is over")
-        moves = await asyncio.to_thread(self.store.moves, game.code)
-        from duel import __version__
-        from duel.agents.llm.accounting import llm_totals
-        from duel.engine import RULES_VERSION
-
-        seed = game.row.options.get("seed")
-        deal = game.row.options["deal"]
-        header = {"type": "header", "format_version": FORMAT_VERSION, "duel_version": __version__,
-                  "rules_version": RULES_VERSION, "seed": seed,
-                  "deal_from_seed": isinstance(seed, int)
-                  and new_game(seed).deal == Deal.from_json(deal),
-                  "code": game.code, "deal": deal,
-                  "options": {"open_box": game.row.options["open_box"]},
-                  "players": {str(i + 1): {"spec": spec, "prompt": _prompt(game.agents.get(i + 1))}
-                              for i, spec in enumerate(game.row.seats)},
-                  "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ",
-                                              time.gmtime(game.row.created or None))}
-        lines: list[dict[str, Any]] = [header]
-        for m in moves:
-            lines.append({"type": "move", "ply": m.ply, "player": m.player, "step": m.step,
-                          "move": m.move, "price": m.price, "view_hash": m.view_hash,
-                          "seconds": m.seconds, "details": m.details})
-        final = game.state
-        if not game.over:
-            return lines
-        if game.forfeit is not None:
-            winner: int | str = 3 - game.forfeit
-            victory = "forfeit"
-        else:
-            result = final.result()
-            assert result is not None
-            winner, victory = result["winner"], result["victory"]  # type: ignore[assignment]
-        lines.append({"type": "result", "winner": winner, "victory": victory,
-                      "scores": {"player1": final.score(0), "player2": final.score(1)},
-                      "moves": len(moves), "seconds": round(sum(m.seconds for m in moves), 3),
-                      "forfeit": game.forfeit,
-                      "totals": {str(s): llm_totals(m.details for m in moves if m.player == s)
-                                 for s in (1, 2)}})
+        records = await asyncio.to_thread(self.store.moves, game.code)
+        options = game.row.options
+        header = header_line(options.get("seed"), Deal.from_json(options["deal"]), game.code,
+                             options["open_box"],
+                             [(spec, prompt_of(game.agents.get(i + 1)))
+                              for i, spec in enumerate(game.row.seats)],
+                             game.row.created or time.time())
+        lines = [header, *(move_line(r) for r in records)]
+        result = game.result
+        if result is not None:
+            lines.append(result_line(result, records))
         return lines
 
 
-def _prompt(agent: Agent | None) -> dict[str, str] | None:
-    variant = getattr(agent, "variant", None)
-    return None if variant is None else {"name": variant.name, "hash": variant.hash}
+def _start(row: GameRow) -> GameState:
+    """A stored game's first position."""
+    return new_game(deal=Deal.from_json(row.options["deal"]), open_box=row.options["open_box"],
+                    code=row.code)
 
 
 def _trim(game: LiveGame) -> None:
     for ply in [p for p in game.recent if p < game.state.ply - RECENT]:
         del game.recent[ply]
-
-
-def _labels(text: str, flip: bool) -> str:
-    return relabel_text(text) if flip else text

@@ -11,6 +11,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from duel.errors import StoreError
+from duel.records import MoveRecord
+
 
 @dataclass
 class GameRow:
@@ -23,20 +26,8 @@ class GameRow:
     created: float = 0.0  # seconds since the epoch
 
 
-@dataclass
-class MoveRow:
-    ply: int
-    player: int
-    step: str
-    move: dict[str, Any]
-    price: int
-    view_hash: str
-    seconds: float
-    details: dict[str, Any]
 
 
-class StoreError(Exception):
-    """A write that lost a race (the ply is already taken) or an unknown game."""
 
 
 class Store(Protocol):
@@ -48,9 +39,10 @@ class Store(Protocol):
 
     def games(self) -> list[GameRow]: ...
 
-    def moves(self, code: str) -> list[MoveRow]: ...
+    def moves(self, code: str) -> list[MoveRecord]: ...
 
-    def append_move(self, code: str, move: MoveRow, view: dict[str, Any], over: bool) -> None: ...
+    def append_move(self, code: str, move: MoveRecord, view: dict[str, Any],
+                    over: bool) -> None: ...
 
     def close(self) -> None: ...
 
@@ -108,16 +100,18 @@ class SQLiteStore:
                         json.loads(opts), ply, bool(over), created)
                 for code, seats, tok, opts, ply, over, created in rows]
 
-    def moves(self, code: str) -> list[MoveRow]:
+    def moves(self, code: str) -> list[MoveRecord]:
         with self._lock:
             rows = self._db.execute(
                 "SELECT ply, player, step, move, price, view_hash, seconds, details FROM moves "
                 "WHERE code = ? ORDER BY ply", (code,)).fetchall()
-        return [MoveRow(ply, player, step, json.loads(move), price, vh, seconds,
-                        json.loads(details))
+        return [MoveRecord.from_json({"ply": ply, "player": player, "step": step,
+                                      "move": json.loads(move), "price": price,
+                                      "view_hash": vh, "seconds": seconds,
+                                      "details": json.loads(details)})
                 for ply, player, step, move, price, vh, seconds, details in rows]
 
-    def append_move(self, code: str, move: MoveRow, view: dict[str, Any], over: bool) -> None:
+    def append_move(self, code: str, move: MoveRecord, view: dict[str, Any], over: bool) -> None:
         """Insert the move and update the game in one transaction; the ply must be the next."""
         with self._lock:
             try:
@@ -129,7 +123,8 @@ class SQLiteStore:
                     raise StoreError(f"game {code} is not at ply {move.ply - 1}")
                 self._db.execute(
                     "INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (code, move.ply, move.player, move.step, json.dumps(move.move), move.price,
+                    (code, move.ply, move.seat.player, move.step, json.dumps(move.move.to_json()),
+                     move.price,
                      move.view_hash, move.seconds, json.dumps(move.details), time.time()))
                 self._db.execute("COMMIT")
             except BaseException:

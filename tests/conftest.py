@@ -1,33 +1,5 @@
-"""Fixtures shared by the server's test files: a fresh database, the app behind a test client,
-and the scripted test agents registered for one test."""
+"""The suite's root: tests are grouped by layer (engine, agents, llm, games, rl, server, cli).
 
-from __future__ import annotations
-
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-from fastapi.testclient import TestClient
-from server_helpers import register_test_agents, unregister_test_agents
-
-from server.main import create_app
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> str:
-    return str(tmp_path / "db.sqlite")
-
-
-@pytest.fixture
-def client(db: str) -> Iterator[TestClient]:
-    with TestClient(create_app(db)) as c:
-        yield c
-
-
-@pytest.fixture
-def test_agents() -> Iterator[None]:
-    register_test_agents()
-    try:
-        yield
-    finally:
-        unregister_test_agents()
+Shared helpers live in tests/helpers and are imported as ``helpers.NAME``. FastAPI and the
+server are imported only under tests/server, so an engine test never loads the web stack.
+"""

@@ -11,10 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from duel.agents.base import Agent
-
-
-class SpecError(ValueError):
-    """An agent spec that names an unknown agent or parameter, or a bad value."""
+from duel.errors import SpecError
 
 
 @dataclass(frozen=True)

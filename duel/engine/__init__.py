@@ -6,7 +6,7 @@ Typical use::
     state = new_game(seed=7)
     move = state.legal_moves()[0]
     state = state.apply(move)          # a new state; the old one is untouched
-    view = seat_view(state, as_player2=2)
+    view = Perspective(Seat.P1).view(state)   # player 1's view, itself as player2
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from .moves import (
     InvalidMoveError,
     InvalidStateError,
     Move,
-    relabel_move,
-    relabel_text,
 )
+from .perspective import Perspective, swap_move, swap_text
+from .result import Result
+from .seat import SEATS, Seat
 from .state import GAME_END, STEP_NAMES, GameState
 from .view import seat_view
 
@@ -56,20 +57,10 @@ def deal_code(deal: Deal) -> str:
     return "".join(_CODE_ALPHABET[b % len(_CODE_ALPHABET)] for b in digest[:8])
 
 
-def replay(deal: Deal, moves: list[Move], open_box: bool = True) -> GameState:
-    """The state after playing `moves` from `deal`, each checked for legality."""
-    state = new_game(deal=deal, open_box=open_box)
-    for i, move in enumerate(moves):
-        try:
-            state = state.apply(move)
-        except IllegalMoveError as exc:
-            raise IllegalMoveError(f"move {i + 1} ({move}): {exc}") from exc
-    return state
-
-
 __all__ = [
     "CARDS", "CARD_IDS", "CARD_NAMES", "WONDERS", "WONDER_NAMES", "TOKEN_NAMES", "Deal",
     "DuelError", "GAME_END", "GameState", "IllegalMoveError", "InfoSet", "InvalidMoveError",
-    "InvalidStateError", "Move", "RULES_VERSION", "STEP_NAMES", "deal_code", "new_game",
-    "relabel_move", "relabel_text", "replay", "seat_view", "state_from_view",
+    "InvalidStateError", "Move", "Perspective", "RULES_VERSION", "Result", "SEATS", "STEP_NAMES",
+    "Seat", "deal_code", "new_game", "seat_view", "state_from_view", "swap_move",
+    "swap_text",
 ]

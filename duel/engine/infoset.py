@@ -33,6 +33,7 @@ from .data import (
 from .deal import Deal
 from .layout import COVERED_BY, N_SLOTS
 from .moves import InvalidStateError
+from .result import VICTORY_CIVILIAN, VICTORY_MILITARY, VICTORY_SCIENCE
 from .state import (
     ALL_LOOT,
     CHOOSE_START,
@@ -44,11 +45,9 @@ from .state import (
     LOOT2_P2,
     LOOT5_P1,
     LOOT5_P2,
+    NO_WINNER,
     PREV_AS_WRITTEN,
     STEP_IDS,
-    VICTORY_CIVILIAN,
-    VICTORY_MILITARY,
-    VICTORY_SCIENCE,
     WONDER_SELECTION,
     GameState,
     PlayerState,
@@ -353,7 +352,7 @@ class InfoSet:
         st.wonders_removed = removed_wonders
         st.play_again = False
         st.last_player = current - 1
-        st.winner = -1
+        st.winner = NO_WINNER
         st.victory = ""
         st.prev = (-1, "", -1)
         st.ply = 0

@@ -1,30 +1,15 @@
-"""The one Move type, its JSON form (the prompt's ``{"move", "moveData"}``), the engine's
-errors."""
+"""The one Move type and its JSON form (the prompt's ``{"move", "moveData"}``)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Final
 
+from duel.errors import DuelError, IllegalMoveError, InvalidMoveError, InvalidStateError
+
 from .data import CARD_IDS, TOKEN_IDS, WONDER_IDS
 
-
-class DuelError(ValueError):
-    """Base class of every error the engine raises about its input."""
-
-
-class InvalidMoveError(DuelError):
-    """The move is malformed: not the prompt's JSON shape, an unknown name, a wrong type."""
-
-
-class IllegalMoveError(DuelError):
-    """The move is well formed but not legal in this state; the message says why."""
-
-
-class InvalidStateError(DuelError):
-    """A JSON state or deal is malformed or inconsistent."""
-
+__all__ = ["DuelError", "IllegalMoveError", "InvalidMoveError", "InvalidStateError", "Move"]
 
 SELECT_WONDER: Final = "SELECT_WONDER"
 CONSTRUCT_BUILDING: Final = "CONSTRUCT_BUILDING"
@@ -56,7 +41,7 @@ class Move:
     """A move in the prompt's vocabulary. Unused fields keep their defaults (-1, "" or 0).
 
     ``player_number`` (CHOOSE_STARTING_PLAYER) is absolute (1 or 2) inside the engine; views that
-    relabel seats map it with :func:`relabel_move`.
+    relabel seats map it with :func:`swap_move`.
     """
 
     kind: str
@@ -143,22 +128,6 @@ class Move:
         if self.kind == CHOOSE_STARTING_PLAYER:
             return f"{self.kind} {self.player_number}"
         return f"{self.kind} {self.card_name}"
-
-
-def relabel_move(move: Move) -> Move:
-    """Swap the seat numbers a move mentions (only CHOOSE_STARTING_PLAYER names one)."""
-    if move.kind == CHOOSE_STARTING_PLAYER:
-        return Move(CHOOSE_STARTING_PLAYER, player_number=3 - move.player_number)
-    return move
-
-
-_PLAYER_WORD = re.compile(r"\b(player ?)([12])\b", re.IGNORECASE)
-
-
-def relabel_text(text: str) -> str:
-    """Swap the seat numbers a message names ("player 1" <-> "player 2"), so a reason shown to
-    seat 1 uses its own labels (it is player2 in its view)."""
-    return _PLAYER_WORD.sub(lambda m: m.group(1) + str(3 - int(m.group(2))), text)
 
 
 # Interned moves: legal-move generation hands out these shared instances instead of allocating.

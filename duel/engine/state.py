@@ -73,6 +73,8 @@ from .moves import (
     Move,
 )
 from .pricing import trade_cost
+from .result import VICTORY_CIVILIAN, VICTORY_MILITARY, VICTORY_SCIENCE, Result
+from .seat import Seat
 
 # Steps (ints inside, the prompt's names outside).
 WONDER_SELECTION: Final = 0
@@ -105,10 +107,10 @@ LOOT2_P2: Final = 4
 LOOT5_P2: Final = 8
 ALL_LOOT: Final = 15
 
-VICTORY_MILITARY: Final = "military"
-VICTORY_SCIENCE: Final = "science"
-VICTORY_CIVILIAN: Final = "civilian"
-DRAW: Final = 2  # GameState.winner for a shared victory
+# GameState.winner is an int for the search's hot path: a seat index (0 or 1), DRAW, or
+# NO_WINNER while the game goes on. Everything outside the engine reads `result()` instead.
+NO_WINNER: Final = -1
+DRAW: Final = -2
 
 _AGE_NAMES: Final = ("I", "II", "III")
 
@@ -210,7 +212,7 @@ class GameState:
         self.wonders_removed: list[int] = []
         self.play_again: bool = False
         self.last_player: int = 0
-        self.winner: int = -1  # 0, 1, DRAW, or -1 while the game goes on
+        self.winner: int = NO_WINNER  # a seat index, DRAW or NO_WINNER (see above)
         self.victory: str = ""
         # previous move: (actor seat, text, seat the text names or -1); rendered per view
         self.prev: tuple[int, str, int] = (-1, "", -1)
@@ -744,13 +746,16 @@ class GameState:
         out["TOTAL"] = sum(out.values())
         return out
 
-    def result(self) -> dict[str, object] | None:
-        """None while the game goes on, else winner (1, 2 or "draw"), victory and both scores."""
+    def scores(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Both cities' score breakdowns as they stand now (player 1's, then player 2's)."""
+        return self.score(0), self.score(1)
+
+    def result(self) -> Result | None:
+        """None while the game goes on, else who won, how, and both score breakdowns."""
         if self.step != GAME_END:
             return None
-        winner: int | str = "draw" if self.winner == DRAW else self.winner + 1
-        return {"winner": winner, "victory": self.victory,
-                "player1": self.score(0), "player2": self.score(1)}
+        winner = None if self.winner == DRAW else Seat.of_index(self.winner)
+        return Result(winner, self.victory, self.scores())
 
     # ------------------------------------------------------------------ explanations
     def why_illegal(self, move: Move) -> str:

@@ -1,18 +1,18 @@
 """Seat views: the prompt's JSON state, hiding every face-down card and every unseen deck.
 
 Both seats see the same facts in 7 Wonders Duel (no hand is private), so a view differs between
-seats only by labelling: with ``as_player2=True`` the seats are swapped so that the viewer is
-``player2``, as the prompt tells LLM players ("You are always player2").
+seats only by labelling: with ``swapped=True`` the seats are swapped. Callers choose labels
+through :class:`duel.engine.perspective.Perspective` (a seat sees itself as ``player2``, as the
+prompt tells LLM players: "You are always player2"), never by hand.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .data import CARDS, COLOR_GROUP, GROUP_ORDER, TOKEN_NAMES, WONDER_NAMES, back_name
-from .moves import relabel_text
 from .state import (
-    DRAW,
     GAME_END,
     LOOT2_P1,
     LOOT2_P2,
@@ -24,11 +24,18 @@ from .state import (
     GameState,
 )
 
+_PLAYER_WORD = re.compile(r"\b(player ?)([12])\b", re.IGNORECASE)
+
+
+def swap_text(text: str) -> str:
+    """The same message with "player 1" and "player 2" swapped."""
+    return _PLAYER_WORD.sub(lambda m: m.group(1) + str(3 - int(m.group(2))), text)
+
 
 def previous_move_text(state: GameState, flip: bool) -> str:
     actor, text, target = state.prev
     if actor == PREV_AS_WRITTEN:
-        return relabel_text(text) if flip else text
+        return swap_text(text) if flip else text
     if actor < 0:
         return ""
 
@@ -57,10 +64,10 @@ def _player(state: GameState, seat: int, label: int) -> dict[str, Any]:
     }
 
 
-def seat_view(state: GameState, as_player2: int | None = None) -> dict[str, Any]:
-    """The prompt's JSON state. `as_player2`: the seat (1 or 2) to show as player2, or None to keep
-    the true labels. No hidden card, removed card or future deck appears in it."""
-    flip = as_player2 == 1
+def seat_view(state: GameState, swapped: bool = False) -> dict[str, Any]:
+    """The prompt's JSON state, in true labels or (`swapped`) with the seats' labels swapped.
+    No hidden card, removed card or future deck appears in it."""
+    flip = swapped
     first, second = (1, 0) if flip else (0, 1)
     loot = state.loot
     l2p1, l5p1 = bool(loot & LOOT2_P1), bool(loot & LOOT5_P1)
@@ -111,9 +118,3 @@ def seat_view(state: GameState, as_player2: int | None = None) -> dict[str, Any]
         "visiblePyramid": pyramid,
         "previousMove": previous_move_text(state, flip),
     }
-
-
-def winner_label(state: GameState) -> int | str | None:
-    if state.step != GAME_END:
-        return None
-    return "draw" if state.winner == DRAW else state.winner + 1

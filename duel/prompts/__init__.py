@@ -18,6 +18,7 @@ from importlib import resources
 from typing import Any
 
 from duel.engine import Move
+from duel.errors import PromptError
 
 TURN_TEMPLATE_VERSION = "1"
 
@@ -27,8 +28,6 @@ _HASH_MOVES: list[tuple[Move, int]] = [(Move("DISCARD", card_index=0), 0),
                                        (Move("CONSTRUCT_BUILDING", card_index=1), 3)]
 
 
-class PromptError(ValueError):
-    """An unknown variant, or a variant file whose edits do not apply."""
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,8 @@ from torch import nn
 
 from duel.agents.mcts import MCTSAgent
 from duel.agents.spec import make_agent
-from duel.engine import new_game, relabel_move, seat_view
+from duel.engine import Seat, new_game
+from duel.engine.perspective import Perspective
 from duel.match import decide
 from duel.rl.encoding import (
     A_BUILD,
@@ -171,20 +172,19 @@ def play_episode(seed: int, seat: int, opponent: str, choose: Chooser) -> Episod
             move, _, _ = decide(opp, state, rng)
             state.play(move)
             continue
-        view = seat_view(state, as_player2=seat)
+        view = Perspective.of_player(seat).view(state)
         legal = state.legal_moves()
-        shown = [relabel_move(m) for m in legal] if seat == 1 else legal
+        shown = Perspective.of_player(seat).moves_out(legal)
         obs, mask = encode_view(view), action_mask(shown)
         a = choose(obs, mask, view, shown, rng)
         move = move_of(a)
-        state.play(relabel_move(move) if seat == 1 else move)
+        state.play(Perspective.of_player(seat).move_in(move))
         ep.obs.append(obs)
         ep.masks.append(mask)
         ep.actions.append(a)
     result = state.result()
     assert result is not None
-    winner = result["winner"]
-    ep.won = 0.5 if winner == "draw" else float(winner == seat)
+    ep.won = result.points(Seat.of_player(seat))
     ep.reward = 2.0 * ep.won - 1.0
     return ep
 

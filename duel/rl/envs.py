@@ -9,7 +9,6 @@ leak into it; the true state is still exposed as ``env.state`` for tests and tra
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 from typing import Any, Final, Literal, SupportsInt
@@ -23,7 +22,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]  # pettingzoo ship
 
 from duel.agents.base import Agent
 from duel.agents.spec import make_agent
-from duel.engine import GameState, Move, new_game, relabel_move, seat_view
+from duel.engine import GameState, Move, Result, Seat, new_game
 from duel.engine.data import (
     BROWN,
     CARDS,
@@ -43,6 +42,7 @@ from duel.engine.data import (
     YELLOW,
     Card,
 )
+from duel.engine.perspective import Perspective
 from duel.match import decide
 from duel.rl.encoding import (
     COIN_SCALE,
@@ -178,13 +178,13 @@ def seat_moves(state: GameState, seat: int) -> list[Move]:
     if state.is_terminal() or state.current_player != seat:
         return []
     legal = state.legal_moves()
-    return [relabel_move(m) for m in legal] if seat == 1 else legal
+    return Perspective.of_player(seat).moves_out(legal)
 
 
 def seat_observation(state: GameState, seat: int) -> Obs:
     """What `seat` observes: its encoded view, and the mask of its legal actions (all zeros when
     it is not to move or the game is over)."""
-    return {"observation": encode_view(seat_view(state, as_player2=seat)),
+    return {"observation": encode_view(Perspective.of_player(seat).view(state)),
             "action_mask": action_mask(seat_moves(state, seat))}
 
 
@@ -204,21 +204,17 @@ def true_move(state: GameState, seat: int, action: SupportsInt) -> Move:
         else:
             why = f"it is not legal at step {state.step_name}"
         raise ValueError(f"{what} for player {seat}: {why}; legal actions: {legal}")
-    return relabel_move(move) if seat == 1 else move
+    return Perspective.of_player(seat).move_in(move)
 
 
-def outcome(result: dict[str, Any], seat: int) -> int:
+def outcome(result: Result, seat: int) -> int:
     """+1 if `seat` won, -1 if it lost, 0 for a draw."""
-    winner = result["winner"]
-    if winner == "draw":
-        return 0
-    return 1 if winner == seat else -1
+    return round(2 * result.points(Seat.of_player(seat))) - 1
 
 
-def forfeit_result(state: GameState, loser: int) -> dict[str, Any]:
-    """The result of a game `loser` gave up (as MatchResult.result words it)."""
-    return {"winner": 3 - loser, "victory": "forfeit", "player1": state.score(0),
-            "player2": state.score(1)}
+def forfeit_result(state: GameState, loser: int) -> Result:
+    """The result of a game `loser` gave up."""
+    return Result.forfeited(Seat.of_player(loser), state.scores())
 
 
 # ---------------------------------------------------------------------------- Gymnasium
@@ -259,7 +255,7 @@ class DuelEnv(gym.Env[dict[str, Any], np.int64]):
         self.learner: int = seat or 2
         self._opponent_rng = random.Random(0)
         # Set when the episode ended without the game ending (a forfeit).
-        self._forfeit: dict[str, Any] | None = None
+        self._forfeit: Result | None = None
         self._done = True
 
     # ------------------------------------------------------------------ gymnasium API
@@ -308,7 +304,7 @@ class DuelEnv(gym.Env[dict[str, Any], np.int64]):
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        return json.dumps(seat_view(self.state, as_player2=self.learner), indent=1)
+        return json.dumps(Perspective.of_player(self.learner).view(self.state), indent=1)
 
     # ------------------------------------------------------------------ helpers
     def legal_actions(self) -> list[int]:
@@ -321,10 +317,10 @@ class DuelEnv(gym.Env[dict[str, Any], np.int64]):
         """The mask as booleans, under the name sb3-contrib's MaskablePPO looks for."""
         return self._mask().astype(bool)
 
-    def result(self) -> dict[str, Any] | None:
+    def result(self) -> Result | None:
         """The game's result once the episode is over (a forfeit included), else None."""
         if self._forfeit is not None:
-            return copy.deepcopy(self._forfeit)
+            return self._forfeit
         return self.state.result()
 
     def _opponent_moves(self) -> None:
@@ -343,7 +339,7 @@ class DuelEnv(gym.Env[dict[str, Any], np.int64]):
         return mask
 
     def _observation(self) -> Obs:
-        return {"observation": encode_view(seat_view(self.state, as_player2=self.learner)),
+        return {"observation": encode_view(Perspective.of_player(self.learner).view(self.state)),
                 "action_mask": self._mask()}
 
     def _reward(self) -> float:
@@ -351,7 +347,7 @@ class DuelEnv(gym.Env[dict[str, Any], np.int64]):
         if result is None:
             return 0.0
         reward = float(outcome(result, self.learner))
-        if self.shaping and result["victory"] != "forfeit":
+        if self.shaping and result.forfeit is None:
             me = self.state.score(self.learner - 1)["TOTAL"]
             them = self.state.score(2 - self.learner)["TOTAL"]
             reward += self.shaping * (me - them) / 100.0

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from duel.agents.base import Decision
-from duel.agents.spec import AgentKind, SpecError
+from duel.agents.spec import AgentKind
 from duel.engine import Move
+from duel.errors import SpecError
 from duel.rl.encoding import action_mask, action_of, encode_view, move_of
 
 SHIPPED = "dqn.onnx"

@@ -8,8 +8,10 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from duel.agents.spec import SpecError, make_agent
-from duel.engine import DuelError, InfoSet, relabel_move, seat_view
+from duel.agents.spec import make_agent
+from duel.engine import DuelError, InfoSet
+from duel.engine.perspective import Perspective
+from duel.errors import SpecError
 from duel.schemas import schema_error
 from server.deps import Manager
 from server.games import GameError, check_budget
@@ -57,9 +59,9 @@ async def agent_move(body: AgentMoveIn, m: Manager) -> AgentMoveOut:
         raise GameError(429, f"busy: {m.asking} agent moves are being searched; retry later")
     # Every agent plays as player2, as the prompt says (and as in matches): when player 1 is to
     # move, it sees the state relabelled and its answer is mapped back to the state's labels.
-    flip = state.current_player == 1
-    view = seat_view(state, as_player2=1) if flip else state_json
-    shown = [relabel_move(mv) for mv in legal] if flip else legal
+    mover = Perspective.to_move(state)
+    view = mover.view(state) if mover.swapped else state_json
+    shown = mover.moves_out(legal)
     m.asking += 1
     try:
         decision = await m.think(agent.choose, view, shown, random.Random(0))
@@ -69,5 +71,5 @@ async def agent_move(body: AgentMoveIn, m: Manager) -> AgentMoveOut:
         m.asking -= 1
     if decision.move not in shown:
         raise GameError(422, f"agent {body.agent!r} found no legal move in this state")
-    data = (relabel_move(decision.move) if flip else decision.move).to_json()
+    data = mover.move_in(decision.move).to_json()
     return AgentMoveOut(move=data["move"], moveData=data["moveData"], details=decision.details)

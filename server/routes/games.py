@@ -11,8 +11,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from sse_starlette.sse import EventSourceResponse
 
-from duel.agents.spec import SpecError
 from duel.engine import DuelError
+from duel.errors import SpecError
 from duel.schemas import move_schema_error, schema_error
 from server.deps import Game, Manager, Seat, Viewer
 from server.games import GameError

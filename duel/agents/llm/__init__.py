@@ -8,9 +8,10 @@ import os
 from typing import Any
 
 from duel.agents.llm.agent import LLMAgent
-from duel.agents.llm.providers import AnthropicProvider, LLMConfigError, OpenAIProvider, Reply
-from duel.agents.spec import AgentKind, Param, SpecError, parse_params
-from duel.prompts import PromptError, get_variant
+from duel.agents.llm.providers import AnthropicProvider, OpenAIProvider, Reply
+from duel.agents.spec import AgentKind, Param, parse_params
+from duel.errors import LLMConfigError, PromptError, SpecError
+from duel.prompts import get_variant
 
 PROVIDERS = ("openai", "anthropic", "compat", "local")
 LLM_PARAMS: dict[str, Param] = {

@@ -25,7 +25,7 @@ from tenacity.wait import wait_base
 from duel.agents.base import Decision, RandomAgent
 from duel.agents.llm import runner
 from duel.agents.llm.prices import cost, price_table
-from duel.agents.llm.providers import LLMConfigError, Provider, Reply, RequestError, TransportError
+from duel.agents.llm.providers import Provider, Reply
 from duel.agents.llm.schema import last_json_object, pydantic_error
 from duel.engine import InfoSet, InvalidMoveError, Move
 from duel.engine.moves import (
@@ -39,6 +39,7 @@ from duel.engine.moves import (
     DISCARD,
     SELECT_WONDER,
 )
+from duel.errors import LLMConfigError, RequestError, TransportError
 from duel.prompts import Variant
 from duel.schemas import move_schema_error
 

@@ -23,7 +23,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from duel.agents.llm.providers import LLMConfigError
+from duel.errors import LLMConfigError
 
 MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"

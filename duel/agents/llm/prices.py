@@ -9,6 +9,8 @@ import json
 import os
 from typing import Any
 
+from duel.errors import PriceTableError
+
 # Public list prices when this table was written; users with other contracts override them.
 # Anthropic bills 5-minute cache writes at 1.25 times the input price.
 DEFAULT_PRICES: dict[str, dict[str, float]] = {
@@ -28,8 +30,6 @@ DEFAULT_PRICES: dict[str, dict[str, float]] = {
 _KEYS = ("input", "output", "cached_input", "cache_write_input")
 
 
-class PriceTableError(ValueError):
-    """The DUEL_PRICES file cannot be read or has a malformed entry."""
 
 
 def price_table() -> dict[str, dict[str, float]]:

@@ -16,27 +16,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from duel.agents.llm.schema import structured_schema
+from duel.errors import LLMConfigError, RequestError, TransportError
 
 TOOL_NAME = "play_move"
 TOOL_DESCRIPTION = "Play your move in 7 Wonders Duel."
 
 
-class TransportError(Exception):
-    """Connection failure, timeout, 429 or 5xx: retried with backoff, never a used attempt."""
-
-    def __init__(self, message: str, retry_after: float | None = None,
-                 status: int | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-        self.status = status
-
-
-class RequestError(Exception):
-    """The provider refused this request (400): counts as a failed attempt."""
-
-
-class LLMConfigError(Exception):
-    """Missing or rejected key, unknown model: nothing to retry; the user must fix it."""
 
 
 @dataclass

@@ -1,0 +1,103 @@
+"""Every error duel raises about its input or its peers, under one root: :class:`DuelError`.
+
+A caller that wants one line for a user catches ``DuelError``; a caller that must choose a
+response (the server's routes choose an HTTP status) looks at the subclass. Errors carry a
+message in the game's words and nothing about transport: no HTTP status lives here.
+
+Errors about bad values also derive from ``ValueError``, as they did before there was one root,
+so ``except ValueError`` around a parse keeps working.
+"""
+
+from __future__ import annotations
+
+
+class DuelError(Exception):
+    """The root of every error duel raises on purpose."""
+
+
+# ---------------------------------------------------------------------------- game input
+class InvalidStateError(DuelError, ValueError):
+    """A JSON state or deal is malformed or describes an impossible position."""
+
+
+class InvalidMoveError(DuelError, ValueError):
+    """A move is malformed: not the prompt's JSON shape, an unknown name, a wrong type."""
+
+
+class IllegalMoveError(DuelError, ValueError):
+    """A move is well formed but not legal in this state; the message says why."""
+
+
+# ---------------------------------------------------------------------------- configuration
+class SpecError(DuelError, ValueError):
+    """An agent spec that names an unknown agent or parameter, or a bad value."""
+
+
+class PromptError(DuelError, ValueError):
+    """A prompt variant that cannot be read or applied."""
+
+
+class PriceTableError(DuelError, ValueError):
+    """The DUEL_PRICES file cannot be read or has a malformed entry."""
+
+
+class UsageError(DuelError):
+    """Bad command-line input that argparse cannot see (a file, a combination of options)."""
+
+
+# ---------------------------------------------------------------------------- records
+class TranscriptError(DuelError):
+    """A transcript that cannot be read, or whose facts the engine does not reproduce."""
+
+
+class StoreError(DuelError):
+    """A store write that lost a race (the ply is already taken) or names an unknown game."""
+
+
+# ---------------------------------------------------------------------------- LLM providers
+class ProviderError(DuelError):
+    """An LLM provider failed to give a usable answer."""
+
+
+class TransportError(ProviderError):
+    """Connection failure, timeout, 429 or 5xx: retried with backoff, never a used attempt."""
+
+    def __init__(self, message: str, retry_after: float | None = None,
+                 status: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.status = status
+
+
+class RequestError(ProviderError):
+    """The provider refused this request (400): counts as a failed attempt."""
+
+
+class LLMConfigError(ProviderError):
+    """Missing or rejected key, unknown model: nothing to retry; the user must fix it."""
+
+
+# ---------------------------------------------------------------------------- games in play
+class GameNotFoundError(DuelError):
+    """No game has this code."""
+
+
+class AuthError(DuelError):
+    """A seat token is missing or unknown."""
+
+
+class ForbiddenError(DuelError):
+    """The token is valid but for another game or seat."""
+
+
+class ConflictError(DuelError):
+    """The request is well formed but the game has moved on: over, stale ply, not your turn,
+    a transcript asked for before the end."""
+
+
+class BusyError(DuelError):
+    """A capacity limit is reached (agent searches, rate limit); try again later."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
