@@ -14,12 +14,12 @@ from typing import Any
 from tqdm import tqdm
 
 from duel.agents.spec import make_agent
-from duel.engine import new_game
+from duel.engine import Seat, new_game
 from duel.errors import SpecError, TranscriptError
 from duel.match import play_match
 from duel.prompts import get_variant
 from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
-from duel.transcripts import TranscriptWriter, read
+from duel.transcripts import TranscriptWriter, read, verified_result
 
 NULL_VARIANT = "null"
 BASELINE = "baseline"
@@ -131,15 +131,15 @@ def outcomes(out: str) -> list[GameOutcome]:
         if t.footer is None:
             continue
         variant = path.parent.name
-        seat = int(path.stem.split("seat")[1])
-        winner = t.footer["winner"]
-        points = 0.5 if winner == "draw" else (1.0 if winner == seat else 0.0)
-        scores = t.footer["scores"]
-        mine = scores[f"player{seat}"]["TOTAL"]
-        theirs = scores[f"player{3 - seat}"]["TOTAL"]
-        prompt = t.header["players"][str(seat)].get("prompt") or {}
-        rows.append(GameOutcome(variant, int(t.header["seed"]), seat, points, mine - theirs,
-                                t.footer["totals"].get(str(seat)), prompt.get("hash")))
+        seat = Seat.of_player(int(path.stem.split("seat")[1]))
+        try:  # a finished game counts only once the engine reproduces every recorded fact
+            result = verified_result(t)
+        except TranscriptError as exc:
+            raise TranscriptError(f"{path}: {exc}") from None
+        prompt = t.header["players"][str(seat.player)].get("prompt") or {}
+        rows.append(GameOutcome(variant, int(t.header["seed"]), seat.player,
+                                result.points(seat), result.total(seat) - result.total(seat.other),
+                                t.footer["totals"].get(str(seat.player)), prompt.get("hash")))
     return rows
 
 

@@ -35,7 +35,7 @@ from duel.engine import (
     new_game,
 )
 from duel.errors import TranscriptError
-from duel.records import MoveRecord, mover_view_hash, view_hash
+from duel.records import GameSummary, MoveRecord, mover_view_hash, view_hash
 
 FORMAT_VERSION = 1
 DEFAULT_DIR = "transcripts"
@@ -403,3 +403,23 @@ def _check_result(t: Transcript, final: GameState) -> None:
             if f["totals"][str(s)] != totals:
                 raise TranscriptError(f"result: field totals.{s} differs from the totals of "
                                       f"the recorded LLM calls ({totals})")
+
+
+def verified_result(t: Transcript) -> Result:
+    """Re-play the whole transcript and check its footer (:func:`check_result`); the result the
+    engine gives. Raises TranscriptError at the first fact that does not match."""
+    final = initial_state(t)
+    for step in replay(t):
+        final = step.after
+    check_result(t, final)
+    return expected_result(t, final)
+
+
+def verified_summary(t: Transcript) -> GameSummary:
+    """A finished transcript as a game summary, after :func:`verified_result`."""
+    players = t.header["players"]
+    seed = t.header.get("seed")
+    return GameSummary(seed if type(seed) is int else None,
+                       (str(players["1"]["spec"]), str(players["2"]["spec"])),
+                       verified_result(t), len(t.moves),
+                       float(t.footer["seconds"]) if t.footer else 0.0)
