@@ -67,9 +67,9 @@ def play_match(p1: Agent | str, p2: Agent | str, seed: int = 0, deal: Deal | Non
     start = time.perf_counter()
     result: Result | None = None
     while result is None:
-        seat = state.current
+        mover = state.current  # the engine's index of the player to move
         t0 = time.perf_counter()
-        move, details, resigned = decide(agents[seat], state, rngs[seat])
+        move, details, resigned = decide(agents[mover], state, rngs[mover])
         record = MoveRecord.decided(state, move, time.perf_counter() - t0, details, resigned)
         records.append(record)
         after = state if resigned else state.apply(move)
