@@ -144,10 +144,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     t = read(args.file)
     for problem in t.problems:
         print(f"warning: {problem}", file=sys.stderr)
-    players = t.header.get("players", {})
     if args.at is None:
-        print(f"Replay of {args.file}: player 1 = {players.get('1', {}).get('spec')}, "
-              f"player 2 = {players.get('2', {}).get('spec')}, seed {t.header.get('seed')}")
+        print(f"Replay of {args.file}: player 1 = {t.spec(1)}, player 2 = {t.spec(2)}, "
+              f"seed {t.header.get('seed')}")
     final = None
     try:
         for step in replay(t):

@@ -34,7 +34,7 @@ from duel.engine import (
     Seat,
     new_game,
 )
-from duel.errors import TranscriptError
+from duel.errors import InvalidStateError, TranscriptError
 from duel.records import GameSummary, MoveRecord, mover_view_hash, view_hash
 
 FORMAT_VERSION = 1
@@ -151,16 +151,24 @@ class Transcript:
     problems: list[str] = field(default_factory=list)  # lines that could not be read, or
     # that do not belong (a cut-off last line, a stray record, a line after the result)
 
+    def spec(self, player: int) -> str | None:
+        """The agent spec the header names for player 1 or 2 (None if it names none)."""
+        players = self.header.get("players")
+        entry = players.get(str(player)) if isinstance(players, dict) else None
+        spec = entry.get("spec") if isinstance(entry, dict) else None
+        return spec if isinstance(spec, str) else None
+
 
 def read(path: str | Path) -> Transcript:
     """Parse a transcript; unreadable or stray lines are reported in `problems`, not raised
     (`check_result` then refuses the file). Raises TranscriptError only when there is no
-    header or its format version is not one this duel reads."""
+    header or its format version is not one this duel reads (`replay` checks the rest)."""
+    from duel.io import decode, parse_json, read_bytes
+
     try:
-        lines = Path(path).read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TranscriptError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
-                              ) from exc
+        lines = decode(read_bytes(str(path)), str(path)).splitlines()
+    except InvalidStateError as exc:
+        raise TranscriptError(str(exc)) from None
     header: dict[str, Any] | None = None
     moves: list[dict[str, Any]] = []
     footer: dict[str, Any] | None = None
@@ -169,9 +177,9 @@ def read(path: str | Path) -> Transcript:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            problems.append(f"line {i} is not JSON (cut off?)")
+            obj = parse_json(line, f"line {i}")
+        except InvalidStateError as exc:
+            problems.append(f"{exc} (cut off?)" if "is not JSON" in str(exc) else str(exc))
             continue
         kind = obj.get("type") if isinstance(obj, dict) else None
         if kind == "header" and header is None and i == 1:
