@@ -22,8 +22,8 @@ from server_helpers import (
 )
 
 from duel.agents.spec import make_agent
-from duel.engine import new_game
-from duel.transcripts import TranscriptWriter
+from duel.engine import Result, new_game
+from duel.transcripts import TranscriptWriter, header_line
 from duel.transcripts import read as read_transcript
 
 
@@ -111,3 +111,32 @@ def test_a_forfeit_record_has_no_price(client: TestClient, test_agents: None) ->
     rows = manager(client).store.moves(code)
     assert rows[-1].details.get("forfeit") is True and rows[-1].price == 0
 
+
+@pytest.mark.parametrize("seats,fallback", [
+    (("rule", "random"), "random"),  # played to the end
+    (("testfail", "external"), "forfeit"),  # the failing agent resigns at once
+])
+def test_the_exported_transcript_is_what_the_writer_writes(
+        client: TestClient, tmp_path: Path, test_agents: None, seats: tuple[str, str],
+        fallback: str) -> None:
+    """Byte for byte: the server's transcript of a game equals the file TranscriptWriter writes
+    from the same header, the stored move records and the game's result."""
+    code, _ = create(client, *seats, seed=71, fallback=fallback)
+    wait_until(lambda: live(client, code).over, WAIT, "the end of the game")
+    served = client.get(f"/games/{code}/transcript")
+    assert served.status_code == 200, served.text
+    game = live(client, code)
+    records = manager(client).store.moves(code)
+    if records[-1].is_forfeit:
+        result = Result.forfeited(records[-1].seat, game.state.scores())
+    else:
+        result = game.state.result()
+    assert result is not None
+    header = header_line(71, new_game(seed=71).deal, code, True,
+                         [(spec, None) for spec in seats], game.row.created)
+    path = tmp_path / "writer.jsonl"
+    writer = TranscriptWriter(path, header)
+    for record in records:
+        writer.record(record)
+    writer.finish(result)
+    assert served.content == path.read_bytes()
