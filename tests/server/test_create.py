@@ -14,6 +14,7 @@ from play_helpers import live, manager, play, stored_moves
 from server_helpers import assert_valid_state, bearer, create
 
 from duel.engine import Deal, new_game
+from duel.engine.codes import CODE_ALPHABET
 
 # The db, client and test_agents fixtures live in conftest.py.
 
@@ -33,6 +34,7 @@ def test_create_returns_a_code_and_a_token_per_external_seat(
     assert len(set(body["tokens"].values())) == len(external)
     assert all(len(t) >= 16 for t in body["tokens"].values())
     assert isinstance(body["code"], str) and len(body["code"]) == 8
+    assert set(body["code"]) <= set(CODE_ALPHABET)  # random, from the deal codes' alphabet
     assert body["state"]["code"] == body["code"]
     assert_valid_state(body["state"], "the created game's state")
     assert body["state"]["step"] == "WONDER_SELECTION"
