@@ -16,8 +16,11 @@ from fastapi.testclient import TestClient
 from play_helpers import WAIT, live, manager, play, stored_moves
 from server_helpers import GatedAgent, bearer, create, wait_until
 
+from duel.agents.base import RandomAgent
+from duel.agents.spec import AgentKind, Param
 from duel.engine import Perspective, new_game, seat_view
-from server.budget import MAX_SECONDS
+from duel.errors import SpecError
+from server.budget import MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, check_budget
 from server.main import MAX_BODY, MAX_BUCKETS, RateLimiter, RedactTokens, create_app
 
 
@@ -118,6 +121,28 @@ def test_agent_seats_have_a_bounded_budget(client: TestClient, spec: str) -> Non
     assert manager(client).games == {}
     r = client.post("/agents/move", json={"agent": spec, "state": seat_view(new_game(seed=1))})
     assert r.status_code == 422 and "budget" in r.text, r.text
+
+
+@pytest.mark.parametrize("spec", ["rule", "random", "mcts", f"mcts:time={MAX_SECONDS:g}",
+                                  f"mcts:iterations={MAX_ITERATIONS}",
+                                  f"mcts:workers={MAX_WORKERS},c=0.5", "nosuchagent:x=1",
+                                  "llm:openai:gpt-4o"])
+def test_budgets_within_the_limits_pass(spec: str) -> None:
+    check_budget(spec)  # an unknown kind is left for make_agent to name
+
+
+def test_the_budget_is_read_from_any_kind_s_search_parameters(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not from an agent's class: a kind declaring `time` or `iterations` is held to them."""
+    kind = AgentKind("deep", "a search (tests)", {"time": Param(float, 0.0, ""),
+                                                   "iterations": Param(int, 0, "")},
+                     RandomAgent)
+    monkeypatch.setattr("server.budget.kinds", lambda: {"deep": kind})
+    check_budget(f"deep:time={MAX_SECONDS:g}")
+    with pytest.raises(SpecError, match=r"deep budget too large \(iterations=200001\)"):
+        check_budget(f"deep:iterations={MAX_ITERATIONS + 1}")
+    with pytest.raises(SpecError, match="unknown parameter 'workers'"):
+        check_budget("deep:workers=2")
 
 
 def test_thinking_agents_never_hold_up_other_games(client: TestClient,
