@@ -1,4 +1,5 @@
-"""The FastAPI app: routes, storage, limits and error mapping."""
+"""The FastAPI app: routes, storage, the rate limit and the body limit; errors answer as
+server/errors.py says."""
 
 from __future__ import annotations
 
