@@ -710,7 +710,7 @@ class GameState:
         return 10
 
     def score(self, seat: int) -> dict[str, int]:
-        """The score breakdown of DECISIONS.md for `seat`, as it stands now."""
+        """The score breakdown (docs/rules.md §10) for `seat`, as it stands now."""
         p = self.players[seat]
         o = self.players[1 - seat]
         by_color = [0] * 7
