@@ -17,7 +17,6 @@ STONE: Final = 2
 GLASS: Final = 3
 PAPYRUS: Final = 4
 RESOURCE_NAMES: Final = ("WOOD", "BRICK", "STONE", "GLASS", "PAPYRUS")
-RESOURCE_IDS: Final = {n: i for i, n in enumerate(RESOURCE_NAMES)}
 
 # Card colours.
 BROWN: Final = 0
@@ -247,7 +246,6 @@ AGE1_CARDS: Final = tuple(c.id for c in CARDS if c.age == 1)
 AGE2_CARDS: Final = tuple(c.id for c in CARDS if c.age == 2)
 AGE3_CARDS: Final = tuple(c.id for c in CARDS if c.age == 3 and c.color != PURPLE)
 GUILD_CARDS: Final = tuple(c.id for c in CARDS if c.color == PURPLE)
-AGE_DECKS: Final = (AGE1_CARDS, AGE2_CARDS, AGE3_CARDS)
 N_CARDS: Final = len(CARDS)
 
 assert len(AGE1_CARDS) == 23 and len(AGE2_CARDS) == 23
