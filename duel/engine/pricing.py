@@ -51,8 +51,9 @@ def trade_cost(needs: tuple[tuple[int, int], ...], prod: tuple[int, ...], discou
 
 # Keys of a price table: a card's id, or WONDER_KEY + a wonder's id.
 WONDER_KEY: Final = 1000
-# Price contexts one book keeps before starting over. A game sees a few hundred; a long search
-# from one information set a few thousand: the bound only keeps memory flat in endless runs.
+# Price contexts one book keeps before starting over (a small dict each). A game sees a few hundred;
+# a search from one information set about ten per iteration, so a long one starts over now and
+# then, which costs only recomputation.
 BOOK_LIMIT: Final = 50_000
 
 
