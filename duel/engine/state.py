@@ -291,21 +291,18 @@ class GameState:
                     if not p.wonder_age[i] and self.wonder_price(seat, w) <= coins:
                         wonder_ids.append(w)
             moves: list[Move] = []
-            append = moves.append
-            pyramid = self.pyramid
-            card_price = self.card_price
             m = self.accessible
             while m:
                 low = m & -m
                 slot = low.bit_length() - 1
                 m ^= low
-                if card_price(seat, pyramid[slot]) <= coins:
-                    append(BUILD_MOVES[slot])
-                append(DISCARD_MOVES[slot])
+                if self.card_price(seat, self.pyramid[slot]) <= coins:
+                    moves.append(BUILD_MOVES[slot])
+                moves.append(DISCARD_MOVES[slot])
                 if wonder_ids:
                     row = WONDER_MOVES[slot]
                     for w in wonder_ids:
-                        append(row[w])
+                        moves.append(row[w])
             return moves
         if step == WONDER_SELECTION:
             return [SELECT_MOVES[w] for w in self.wonders_available]
@@ -352,7 +349,7 @@ class GameState:
         self.ply += 1
         _PLAY[move.kind](self, move)
 
-    # One handler per move kind, in the order of STEP_MOVES; `_PLAY` below maps kinds to them.
+    # One handler per move kind, in the order of the steps; `_PLAY` below maps kinds to them.
     def _select_wonder(self, move: Move) -> None:
         seat = self.current
         w = WONDER_IDS[move.wonder]
