@@ -6,18 +6,21 @@ import random
 import time
 
 from duel.engine import GameState, Seat, new_game
+from duel.engine.pricing import PriceBook
 
 
 def bench_engine(seconds: float = 5.0, seed: int = 0) -> dict[str, float]:
     """Random-vs-random full games on one core, two ways: in place with the unchecked `play`
-    (how search and rollouts run) and through the checked, copying `apply` (the public path)."""
+    (how search and rollouts run) and through the checked, copying `apply` (the public path).
+    The games share one price book, as a search's samples do."""
     out: dict[str, float] = {}
+    prices = PriceBook()
     for mode in ("play", "apply"):
         rng = random.Random(seed)
         games = moves = 0
         start = time.perf_counter()
         while time.perf_counter() - start < seconds / 2:
-            state = new_game(seed=games, rng=None)
+            state = new_game(seed=games, rng=None, prices=prices)
             while not state.is_terminal():
                 move = rng.choice(state.legal_moves())
                 if mode == "play":

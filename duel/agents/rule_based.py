@@ -141,8 +141,7 @@ def _play_card(state: GameState, seat: int, moves: list[Move]
     # What each active card is worth to the opponent, if they could take it next.
     gain_for_opp: dict[int, float] = {}
     base_opp = evaluate(state, opp)
-    probe = state.clone()
-    probe.current = opp
+    probe = state.out_of_turn(opp)
     for slot in state.accessible_slots():
         card = state.pyramid[slot]
         if state.card_price(opp, card) <= state.players[opp].coins:
@@ -158,8 +157,7 @@ def _play_card(state: GameState, seat: int, moves: list[Move]
         # Cards this move uncovers face up for the opponent.
         for below in covers[slot]:
             if state.cover[below] == 1 and (state.face_up >> below) & 1:
-                s = probe.clone()
-                s._take(slot)
+                s = state.out_of_turn(opp, without_slot=slot)
                 if state.card_price(opp, state.pyramid[below]) <= state.players[opp].coins:
                     after = _after(s, Move(CONSTRUCT_BUILDING, card_index=below))
                     value -= _UNCOVER * min(max(0.0, evaluate(after, opp) - base_opp), 20.0)

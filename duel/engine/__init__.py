@@ -25,6 +25,7 @@ from .moves import (
     Move,
 )
 from .perspective import Perspective, swap_move, swap_text
+from .pricing import PriceBook
 from .result import Result
 from .seat import SEATS, Seat
 from .state import GAME_END, STEP_NAMES, GameState
@@ -36,17 +37,18 @@ RULES_VERSION = "2"
 
 
 def new_game(seed: int | None = None, *, rng: random.Random | None = None,
-             deal: Deal | None = None, open_box: bool = True, code: str | None = None
-             ) -> GameState:
+             deal: Deal | None = None, open_box: bool = True, code: str | None = None,
+             prices: PriceBook | None = None) -> GameState:
     """A new game at the wonder draft. The deal comes from `deal`, else is drawn from `rng` (or
-    `random.Random(seed)`). The same seed always gives the same deal and game code."""
+    `random.Random(seed)`). The same seed always gives the same deal and game code. The game's
+    states share `prices` (a fresh book by default; one playing many games may share one)."""
     if deal is None:
         if rng is None:
             rng = random.Random(seed)
         deal = Deal.random(rng)
     if code is None:
         code = deal_code(deal)
-    return GameState(deal, open_box=open_box, code=code)
+    return GameState.start(deal, open_box=open_box, code=code, prices=prices)
 
 
 __all__ = [

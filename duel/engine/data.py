@@ -8,6 +8,8 @@ on tuples and bitmasks; the name tables map back and forth.
 
 from __future__ import annotations
 
+from functools import reduce
+from operator import or_
 from typing import Final
 
 # Resources, in the order used by every 5-tuple below.
@@ -17,7 +19,6 @@ STONE: Final = 2
 GLASS: Final = 3
 PAPYRUS: Final = 4
 RESOURCE_NAMES: Final = ("WOOD", "BRICK", "STONE", "GLASS", "PAPYRUS")
-RESOURCE_IDS: Final = {n: i for i, n in enumerate(RESOURCE_NAMES)}
 
 # Card colours.
 BROWN: Final = 0
@@ -74,7 +75,7 @@ class Card:
     __slots__ = (
         "id", "name", "age", "color", "coins", "cost", "chain_from", "symbol", "vp", "shields",
         "produces", "discount_mask", "wild", "gain", "gain_amount", "instant_coins", "guild_kind",
-        "guild_colors", "has_resource_cost",
+        "guild_colors", "has_resource_cost", "needs",
     )
 
     def __init__(
@@ -120,9 +121,15 @@ class Card:
         self.guild_kind = guild_kind
         self.guild_colors = guild_colors
         self.has_resource_cost = any(cost)
+        self.needs = resource_needs(cost)
 
     def __repr__(self) -> str:
         return f"Card({self.name})"
+
+
+def resource_needs(cost: tuple[int, int, int, int, int]) -> tuple[tuple[int, int], ...]:
+    """A cost as (resource, units) pairs, the zeros left out: what pricing loops over."""
+    return tuple((r, n) for r, n in enumerate(cost) if n)
 
 
 def _r(wood: int = 0, brick: int = 0, stone: int = 0, glass: int = 0, papyrus: int = 0
@@ -247,18 +254,19 @@ AGE1_CARDS: Final = tuple(c.id for c in CARDS if c.age == 1)
 AGE2_CARDS: Final = tuple(c.id for c in CARDS if c.age == 2)
 AGE3_CARDS: Final = tuple(c.id for c in CARDS if c.age == 3 and c.color != PURPLE)
 GUILD_CARDS: Final = tuple(c.id for c in CARDS if c.color == PURPLE)
-AGE_DECKS: Final = (AGE1_CARDS, AGE2_CARDS, AGE3_CARDS)
 N_CARDS: Final = len(CARDS)
 
 assert len(AGE1_CARDS) == 23 and len(AGE2_CARDS) == 23
 assert len(AGE3_CARDS) == 20 and len(GUILD_CARDS) == 7
 assert sum(1 for c in CARDS if c.chain_from) == 17
+# PlayerState.remove_card clears a card's discount bits: no two cards may share one.
+assert sum(c.discount_mask for c in CARDS) == reduce(or_, (c.discount_mask for c in CARDS))
 
 
 # ---- Wonders
 class Wonder:
     __slots__ = ("id", "name", "cost", "vp", "shields", "play_again", "coins", "opp_loses",
-                 "destroy", "wild", "library", "mausoleum")
+                 "destroy", "wild", "library", "mausoleum", "needs")
 
     def __init__(self, wid: int, name: str, cost: tuple[int, int, int, int, int], vp: int,
                  shields: int = 0, play_again: bool = False, coins: int = 0, opp_loses: int = 0,
@@ -276,6 +284,7 @@ class Wonder:
         self.wild = wild
         self.library = library
         self.mausoleum = mausoleum
+        self.needs = resource_needs(cost)
 
     def __repr__(self) -> str:
         return f"Wonder({self.name})"

@@ -52,7 +52,6 @@ COVERS: Final = tuple(_invert(c) for c in COVERED_BY)
 FACE_UP_MASK: Final = tuple(sum(1 << s for s in up)
                             for up in (_AGE1_FACE_UP, _AGE2_FACE_UP, _AGE3_FACE_UP))
 N_SLOTS: Final = 20
-ALL_SLOTS_MASK: Final = (1 << N_SLOTS) - 1
 
 for _table in COVERED_BY:
     assert len(_table) == N_SLOTS

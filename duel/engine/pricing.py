@@ -1,11 +1,15 @@
-"""What a construction costs: the minimum coins over every way to pay (docs/rules.md ruling 9)."""
+"""What a construction costs: the minimum coins over every way to pay (docs/rules.md ruling 9),
+and the price book that memoises it for a game's states."""
 
 from __future__ import annotations
 
+from typing import Final
 
-def trade_cost(cost: tuple[int, int, int, int, int], prod: list[int], discount_mask: int,
-               wild_raw: int, wild_man: int, rebate: bool, opp_prod: list[int]) -> int:
-    """Coins spent buying the resource units that `cost` needs beyond the player's production.
+
+def trade_cost(needs: tuple[tuple[int, int], ...], prod: tuple[int, ...], discount_mask: int,
+               wild_raw: int, wild_man: int, rebate: bool, opp_prod: tuple[int, ...]) -> int:
+    """Coins spent buying the resource units that a cost (`needs`: (resource, units) pairs, see
+    data.resource_needs) needs beyond the player's production.
 
     Own brown/grey production covers units first. Each raw wildcard (Caravansery, Great Lighthouse)
     then covers the dearest missing WOOD/BRICK/STONE unit and each manufactured wildcard (Forum,
@@ -14,10 +18,18 @@ def trade_cost(cost: tuple[int, int, int, int, int], prod: list[int], discount_m
     A unit costs 1 with the matching reserve (or Customs House), else 2 + the opponent's
     brown/grey production of it.
     """
+    if not (wild_raw or wild_man or rebate):
+        # Nothing waives a unit: every missing one is bought (most prices, and the fast path).
+        total = 0
+        for r, n in needs:
+            missing = n - prod[r]
+            if missing > 0:
+                total += missing * (1 if (discount_mask >> r) & 1 else 2 + opp_prod[r])
+        return total
     raw: list[int] = []
     man: list[int] = []
-    for r in range(5):
-        missing = cost[r] - prod[r]
+    for r, n in needs:
+        missing = n - prod[r]
         if missing > 0:
             unit = 1 if (discount_mask >> r) & 1 else 2 + opp_prod[r]
             if r < 3:
@@ -35,3 +47,43 @@ def trade_cost(cost: tuple[int, int, int, int, int], prod: list[int], discount_m
         units.sort(reverse=True)
         del units[:2]
     return sum(units)
+
+
+# Keys of a price table: a card's id, or WONDER_KEY + a wonder's id.
+WONDER_KEY: Final = 1000
+# Price contexts one book keeps before starting over (a small dict each). A game sees a few hundred;
+# a search from one information set about ten per iteration, so a long one starts over now and
+# then, which costs only recomputation.
+BOOK_LIMIT: Final = 50_000
+
+
+class PriceBook:
+    """Memoised prices by price context, shared by a game's states.
+
+    A context is everything a price depends on besides the card or wonder itself: both cities'
+    production, the buyer's discounts, wildcards and rebate tokens (see ``GameState._table``).
+    Two states in the same context pay the same prices, so `new_game` makes one book for a game
+    and every clone, applied move and InfoSet sample shares it. When `limit` contexts are held the
+    book starts over, which costs only recomputation.
+    """
+
+    __slots__ = ("limit", "_tables")
+
+    def __init__(self, limit: int = BOOK_LIMIT) -> None:
+        self.limit = limit
+        self._tables: dict[tuple[int, ...], dict[int, int]] = {}
+
+    def table(self, context: tuple[int, ...]) -> dict[int, int]:
+        """The prices known in `context` (card id or WONDER_KEY + wonder id -> coins); the caller
+        fills in the ones it computes."""
+        tables = self._tables
+        t = tables.get(context)
+        if t is None:
+            if len(tables) >= self.limit:
+                tables.clear()
+            t = {}
+            tables[context] = t
+        return t
+
+    def __len__(self) -> int:
+        return len(self._tables)

@@ -9,8 +9,11 @@ Seats are 0 (player 1) and 1 (player 2) internally; the JSON uses 1 and 2.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final
 
+from .city import PlayerState as PlayerState  # re-exported: a state's cities
 from .data import (
     AGRICULTURE,
     ARCHITECTURE,
@@ -19,7 +22,6 @@ from .data import (
     CARD_IDS,
     CARDS,
     CHAIN_FROM,
-    COLOR_NAMES,
     ECONOMY,
     GAIN_GUILD_MOST,
     GAIN_PER_BROWN,
@@ -37,12 +39,10 @@ from .data import (
     PHILOSOPHY,
     PURPLE,
     RED,
-    SCALE,
     STRATEGY,
     SYMBOL_NAMES,
     THEOLOGY,
     TOKEN_IDS,
-    TOKEN_NAMES,
     URBANISM,
     WONDER_IDS,
     WONDERS,
@@ -72,7 +72,7 @@ from .moves import (
     IllegalMoveError,
     Move,
 )
-from .pricing import trade_cost
+from .pricing import WONDER_KEY, PriceBook, trade_cost
 from .result import VICTORY_CIVILIAN, VICTORY_MILITARY, VICTORY_SCIENCE, Result, points_of
 from .seat import Seat
 
@@ -90,13 +90,6 @@ STEP_NAMES: Final = ("WONDER_SELECTION", "PLAY_CARD", "CHOOSE_PROGRESS_TOKEN", "
                      "DESTROY_BROWN", "CHOOSE_PROGRESS_TOKEN_FROM_DISCARD",
                      "CONSTRUCT_FROM_DISCARD", "CHOOSE_STARTING_PLAYER", "GAME_END")
 STEP_IDS: Final = {n: i for i, n in enumerate(STEP_NAMES)}
-# The moves each step accepts (the prompt's table plus CHOOSE_STARTING_PLAYER).
-STEP_MOVES: Final = (
-    (SELECT_WONDER,), (CONSTRUCT_BUILDING, DISCARD, CONSTRUCT_WONDER), (CHOOSE_PROGRESS_TOKEN,),
-    (DESTROY_CARD,), (DESTROY_CARD,), (CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,),
-    (CONSTRUCT_FROM_DISCARD,), (CHOOSE_STARTING_PLAYER,), (),
-)
-
 # Who picks at each of the 8 draft picks: P1, P2, P2, P1, then P2, P1, P1, P2.
 DRAFT_ORDER: Final = (0, 1, 1, 0, 1, 0, 0, 1)
 
@@ -114,147 +107,92 @@ DRAW: Final = -2
 
 _AGE_NAMES: Final = ("I", "II", "III")
 
-# Price tables shared by every state with the same price context (see GameState._table). The
-# context fixes every card's and wonder's price, so sharing is safe; the bound keeps memory flat.
-_PRICE_MEMO: dict[tuple[int, ...], dict[int, int]] = {}
-_PRICE_MEMO_LIMIT: Final = 200_000
-WONDER_KEY_OFFSET: Final = 1000
-
-
-class PlayerState:
-    """One city: coins, buildings, wonders, tokens and the caches derived from them."""
-
-    __slots__ = ("coins", "built", "cards", "color_count", "prod", "discount", "wild_raw",
-                 "wild_man", "sym1", "sym2", "tokens", "token_list", "wonders", "wonder_age",
-                 "table")
-
-    def __init__(self) -> None:
-        self.coins: int = 7
-        self.built: int = 0  # bitmask of card ids
-        self.cards: list[int] = []  # in the order built (the JSON lists them so)
-        self.color_count: list[int] = [0] * 7
-        self.prod: list[int] = [0, 0, 0, 0, 0]  # brown + grey production
-        self.discount: int = 0  # resources bought at 1 coin
-        self.wild_raw: int = 0
-        self.wild_man: int = 0
-        self.sym1: int = 0  # science symbols owned
-        self.sym2: int = 0  # symbols owned twice (pairs)
-        self.tokens: int = 0  # bitmask of token ids
-        self.token_list: list[int] = []
-        self.wonders: list[int] = []  # wonder ids in the order drafted
-        self.wonder_age: list[int] = []  # Age built in, 0 if not built
-        self.table: dict[int, int] | None = None  # price memo for the current context
-
-    def copy(self) -> PlayerState:
-        p = PlayerState.__new__(PlayerState)
-        p.coins = self.coins
-        p.built = self.built
-        p.cards = self.cards[:]
-        p.color_count = self.color_count[:]
-        p.prod = self.prod[:]
-        p.discount = self.discount
-        p.wild_raw = self.wild_raw
-        p.wild_man = self.wild_man
-        p.sym1 = self.sym1
-        p.sym2 = self.sym2
-        p.tokens = self.tokens
-        p.token_list = self.token_list[:]
-        p.wonders = self.wonders[:]
-        p.wonder_age = self.wonder_age[:]
-        p.table = self.table
-        return p
-
-    def has_token(self, token: int) -> bool:
-        return bool((self.tokens >> token) & 1)
-
-    def has_card(self, card: int) -> bool:
-        return bool((self.built >> card) & 1)
-
-    def wonders_built(self) -> int:
-        return sum(1 for a in self.wonder_age if a)
-
-
 # `GameState.prev` actor for a previous move known only as text (a state read from a view).
 PREV_AS_WRITTEN: Final = -2
 
 
+@dataclass(slots=True, eq=False, repr=False)
 class GameState:
-    """A complete game position, hidden cards included. Build one with `duel.engine.new_game`."""
+    """A complete game position, hidden cards included. Build one with `duel.engine.new_game`.
 
-    __slots__ = ("deal", "open_box", "code", "step", "age", "current", "players", "military",
-                 "loot", "pyramid", "face_up", "cover", "accessible", "remaining", "discard",
-                 "tokens_board", "tokens_box", "library", "wonders_available", "draft_pick",
-                 "wonders_built", "wonders_removed", "play_again", "last_player", "winner",
-                 "victory", "prev", "ply", "first")
+    The fields are declared once, here; `start`, `clone` and the state loader (``InfoSet``) call
+    this constructor, so a field left out of any of them is a type error.
+    """
 
-    def __init__(self, deal: Deal, open_box: bool = True, code: str = "DUEL") -> None:
-        self.deal = deal
-        self.open_box = open_box
-        self.code = code
-        self.step: int = WONDER_SELECTION
-        self.age: int = 1
-        self.current: int = 0
-        self.players: list[PlayerState] = [PlayerState(), PlayerState()]
-        self.military: int = 0  # > 0: towards player 2's capital (player 1 leads)
-        self.loot: int = ALL_LOOT
-        self.pyramid: list[int] = []
-        self.face_up: int = 0
-        self.cover: list[int] = []
-        self.accessible: int = 0
-        self.remaining: int = 0
-        self.discard: list[int] = []
-        self.tokens_board: list[int] = list(deal.tokens_board)
-        self.tokens_box: list[int] = list(deal.tokens_box)
-        self.library: list[int] = []
-        self.wonders_available: list[int] = list(deal.wonder_draft[:4])
-        self.draft_pick: int = 0
-        self.wonders_built: int = 0
-        self.wonders_removed: list[int] = []
-        self.play_again: bool = False
-        self.last_player: int = 0
-        self.winner: int = NO_WINNER  # a seat index, DRAW or NO_WINNER (see above)
-        self.victory: str = ""
-        # previous move: (actor seat, text, seat the text names or -1); rendered per view
-        self.prev: tuple[int, str, int] = (-1, "", -1)
-        self.ply: int = 0
-        # The seat that drafts first and starts Age I: player 1, except in a state read from a
-        # view whose labels are swapped (then the draft's order is that of the view).
-        self.first: int = 0
-        self._layout(1)
+    deal: Deal
+    open_box: bool  # tokensUnavailable and wondersUnavailable are shown
+    code: str
+    prices: PriceBook  # shared by the game's states (see pricing.PriceBook)
+    step: int
+    age: int
+    current: int  # the seat to move
+    players: list[PlayerState]
+    military: int  # > 0: towards player 2's capital (player 1 leads)
+    loot: int  # loot tokens still on the board (LOOT* bits)
+    pyramid: list[int]  # card id by slot, -1 once taken
+    face_up: int  # bitmask of face-up slots
+    cover: list[int]  # cards still lying on each slot
+    accessible: int  # bitmask of slots a player can take
+    remaining: int  # cards left in the structure
+    discard: list[int]
+    tokens_board: list[int]
+    tokens_box: list[int]  # in the order the Great Library draws them
+    library: list[int]  # the tokens the Great Library drew, during its choice
+    wonders_available: list[int]
+    draft_pick: int  # wonders drafted so far
+    wonders_built: int
+    wonders_removed: list[int]  # the 8th wonder, once 7 are built
+    play_again: bool
+    last_player: int  # who took the last card (starts the next Age when the pawn is at 0)
+    winner: int  # a seat index, DRAW or NO_WINNER (see above)
+    victory: str
+    # previous move: (actor seat, text, seat the text names or -1); rendered per view
+    prev: tuple[int, str, int]
+    ply: int
+    # The seat that drafts first and starts Age I: player 1, except in a state read from a
+    # view whose labels are swapped (then the draft's order is that of the view).
+    first: int
+
+    @staticmethod
+    def start(deal: Deal, open_box: bool = True, code: str = "DUEL",
+              prices: PriceBook | None = None) -> GameState:
+        """The opening position of `deal`: the wonder draft's first pick, Age I laid out. Its
+        states share `prices` (a new book by default)."""
+        state = GameState(
+            deal=deal, open_box=open_box, code=code,
+            prices=PriceBook() if prices is None else prices, step=WONDER_SELECTION,
+            age=1, current=0, players=[PlayerState.new(), PlayerState.new()], military=0,
+            loot=ALL_LOOT, pyramid=[], face_up=0, cover=[], accessible=0, remaining=0,
+            discard=[], tokens_board=list(deal.tokens_board), tokens_box=list(deal.tokens_box),
+            library=[], wonders_available=list(deal.wonder_draft[:4]), draft_pick=0,
+            wonders_built=0, wonders_removed=[], play_again=False, last_player=0,
+            winner=NO_WINNER, victory="", prev=(-1, "", -1), ply=0, first=0)
+        state.lay_out(1)
+        return state
 
     # ------------------------------------------------------------------ copying
     def clone(self) -> GameState:
-        """A deep enough copy: every mutable container is copied, tables and the deal shared."""
-        s = GameState.__new__(GameState)
-        s.deal = self.deal
-        s.open_box = self.open_box
-        s.code = self.code
-        s.step = self.step
-        s.age = self.age
-        s.current = self.current
-        s.players = [self.players[0].copy(), self.players[1].copy()]
-        s.military = self.military
-        s.loot = self.loot
-        s.pyramid = self.pyramid[:]
-        s.face_up = self.face_up
-        s.cover = self.cover[:]
-        s.accessible = self.accessible
-        s.remaining = self.remaining
-        s.discard = self.discard[:]
-        s.tokens_board = self.tokens_board[:]
-        s.tokens_box = self.tokens_box[:]
-        s.library = self.library[:]
-        s.wonders_available = self.wonders_available[:]
-        s.draft_pick = self.draft_pick
-        s.wonders_built = self.wonders_built
-        s.wonders_removed = self.wonders_removed[:]
-        s.play_again = self.play_again
-        s.last_player = self.last_player
-        s.winner = self.winner
-        s.victory = self.victory
-        s.prev = self.prev
-        s.ply = self.ply
-        s.first = self.first
+        """A deep enough copy: every mutable container is copied; the deal, the price book and
+        the cities' price tables are shared."""
+        # Positional, in the order of the fields above (a test checks it): the clone is on the
+        # search's hot path, and keyword arguments cost three times as much.
+        return GameState(
+            self.deal, self.open_box, self.code, self.prices, self.step, self.age, self.current,
+            [self.players[0].copy(), self.players[1].copy()], self.military, self.loot,
+            self.pyramid[:], self.face_up, self.cover[:], self.accessible, self.remaining,
+            self.discard[:], self.tokens_board[:], self.tokens_box[:], self.library[:],
+            self.wonders_available[:], self.draft_pick, self.wonders_built,
+            self.wonders_removed[:], self.play_again, self.last_player, self.winner,
+            self.victory, self.prev, self.ply, self.first)
+
+    def out_of_turn(self, seat: int, without_slot: int = -1) -> GameState:
+        """A copy in which `seat` plays a card now, out of turn, after the card in `without_slot`
+        (if given) has left the structure, uncovering what lay under it. No game reaches this
+        position: agents use it to ask what a player could build next."""
+        s = self.clone()
+        s.current = seat
+        if without_slot >= 0:
+            s._take(without_slot)
         return s
 
     # ------------------------------------------------------------------ queries
@@ -280,20 +218,16 @@ class GameState:
         return out
 
     def _table(self, seat: int) -> dict[int, int]:
+        """`seat`'s prices in the current context, from the book; the city caches the table
+        until `_dirty` (callers look there first)."""
         p = self.players[seat]
-        t = p.table
-        if t is None:
-            o = self.players[1 - seat]
-            key = (p.prod[0], p.prod[1], p.prod[2], p.prod[3], p.prod[4], p.discount, p.wild_raw,
-                   p.wild_man, p.tokens & ((1 << MASONRY) | (1 << ARCHITECTURE)),
+        o = self.players[1 - seat]
+        # The price context: everything trade_cost reads, and the rebate tokens.
+        context = (p.prod[0], p.prod[1], p.prod[2], p.prod[3], p.prod[4], p.discount,
+                   p.wild_raw, p.wild_man, p.tokens & ((1 << MASONRY) | (1 << ARCHITECTURE)),
                    o.prod[0], o.prod[1], o.prod[2], o.prod[3], o.prod[4])
-            t = _PRICE_MEMO.get(key)
-            if t is None:
-                if len(_PRICE_MEMO) >= _PRICE_MEMO_LIMIT:
-                    _PRICE_MEMO.clear()
-                t = {}
-                _PRICE_MEMO[key] = t
-            p.table = t
+        t = self.prices.table(context)
+        p.table = t
         return t
 
     def _dirty(self) -> None:
@@ -303,30 +237,35 @@ class GameState:
 
     def card_price(self, seat: int, card: int) -> int:
         """Coins `seat` pays to build `card` (0 through a chain), ignoring whether it can pay."""
-        if CHAIN_FROM[card] >= 0 and (self.players[seat].built >> CHAIN_FROM[card]) & 1:
+        p = self.players[seat]
+        chain = CHAIN_FROM[card]
+        if chain >= 0 and (p.built >> chain) & 1:
             return 0
         c = CARDS[card]
         if not c.has_resource_cost:
             return c.coins
-        t = self._table(seat)
+        t = p.table
+        if t is None:
+            t = self._table(seat)
         price = t.get(card)
         if price is None:
-            p = self.players[seat]
             o = self.players[1 - seat]
             rebate = c.color == BLUE and bool((p.tokens >> MASONRY) & 1)
-            price = c.coins + trade_cost(c.cost, p.prod, p.discount, p.wild_raw, p.wild_man,
+            price = c.coins + trade_cost(c.needs, p.prod, p.discount, p.wild_raw, p.wild_man,
                                          rebate, o.prod)
             t[card] = price
         return price
 
     def wonder_price(self, seat: int, wonder: int) -> int:
-        t = self._table(seat)
-        key = WONDER_KEY_OFFSET + wonder
+        p = self.players[seat]
+        t = p.table
+        if t is None:
+            t = self._table(seat)
+        key = WONDER_KEY + wonder
         price = t.get(key)
         if price is None:
-            p = self.players[seat]
             o = self.players[1 - seat]
-            price = trade_cost(WONDERS[wonder].cost, p.prod, p.discount, p.wild_raw, p.wild_man,
+            price = trade_cost(WONDERS[wonder].needs, p.prod, p.discount, p.wild_raw, p.wild_man,
                                bool((p.tokens >> ARCHITECTURE) & 1), o.prod)
             t[key] = price
         return price
@@ -360,9 +299,10 @@ class GameState:
                 if self.card_price(seat, self.pyramid[slot]) <= coins:
                     moves.append(BUILD_MOVES[slot])
                 moves.append(DISCARD_MOVES[slot])
-                row = WONDER_MOVES[slot]
-                for w in wonder_ids:
-                    moves.append(row[w])
+                if wonder_ids:
+                    row = WONDER_MOVES[slot]
+                    for w in wonder_ids:
+                        moves.append(row[w])
             return moves
         if step == WONDER_SELECTION:
             return [SELECT_MOVES[w] for w in self.wonders_available]
@@ -391,8 +331,15 @@ class GameState:
         Raises:
             IllegalMoveError: the move is not legal here; the message says why.
         """
-        if move not in self.legal_moves():
-            raise IllegalMoveError(self.why_illegal(move))
+        legal = self.legal_moves()
+        # A move taken from legal_moves() is one of its shared Move objects: identity finds it
+        # without Move.__eq__, which compares six fields.
+        for m in legal:
+            if m is move:
+                break
+        else:
+            if move not in legal:
+                raise IllegalMoveError(self.why_illegal(move))
         nxt = self.clone()
         nxt.play(move)
         return nxt
@@ -400,102 +347,101 @@ class GameState:
     def play(self, move: Move) -> None:
         """Apply a move known to be legal, in place. Unchecked: for search and replay loops."""
         self.ply += 1
-        kind = move.kind
+        _PLAY[move.kind](self, move)
+
+    # One handler per move kind, in the order of the steps; `_PLAY` below maps kinds to them.
+    def _select_wonder(self, move: Move) -> None:
         seat = self.current
-        if kind == CONSTRUCT_BUILDING:
-            card = self._take(move.card_index)
-            chain = CHAIN_FROM[card] >= 0 and self.players[seat].has_card(CHAIN_FROM[card])
-            price = self.card_price(seat, card)
-            self._pay(seat, price, CARDS[card].coins if not chain else 0)
-            self.prev = (seat, f"constructed {CARDS[card].name} for {price} coins", -1)
-            pending = self._build_card(seat, card, chain)
-            if self.step == GAME_END:
-                return
-            if pending:
-                self.step = CHOOSE_TOKEN
-                return
-            self._end_turn()
-        elif kind == DISCARD:
-            card = self._take(move.card_index)
-            p = self.players[seat]
-            gain = 2 + p.color_count[YELLOW]
-            p.coins += gain
-            self.discard.append(card)
-            self.prev = (seat, f"discarded {CARDS[card].name} for {gain} coins", -1)
-            self._end_turn()
-        elif kind == CONSTRUCT_WONDER:
-            card = self._take(move.card_index)
-            w = WONDER_IDS[move.wonder]
-            price = self.wonder_price(seat, w)
-            self._pay(seat, price, 0)
-            self.prev = (seat, f"constructed wonder {move.wonder} with {CARDS[card].name} "
-                               f"for {price} coins", -1)
-            self._build_wonder(seat, w)
-        elif kind == SELECT_WONDER:
-            w = WONDER_IDS[move.wonder]
-            self.wonders_available.remove(w)
-            p = self.players[seat]
-            p.wonders.append(w)
-            p.wonder_age.append(0)
-            self.prev = (seat, f"selected wonder {move.wonder}", -1)
-            self.draft_pick += 1
-            if self.draft_pick == 4:
-                self.wonders_available = list(self.deal.wonder_draft[4:])
-            if self.draft_pick == 8:
-                self.step = PLAY_CARD
-                self.current = self.first
-            else:
-                self.current = DRAFT_ORDER[self.draft_pick] ^ self.first
-        elif kind == CHOOSE_PROGRESS_TOKEN:
-            t = TOKEN_IDS[move.token]
-            self.tokens_board.remove(t)
-            self.prev = (seat, f"chose progress token {move.token}", -1)
-            self._gain_token(seat, t)
-            if self.step != GAME_END:
-                self._end_turn()
-        elif kind == CHOOSE_PROGRESS_TOKEN_FROM_DISCARD:
-            t = TOKEN_IDS[move.token]
-            self.library.remove(t)
-            self.tokens_box.extend(self.library)  # the other two go back to the box
-            self.library = []
-            self.prev = (seat, f"chose progress token {move.token} with THE_GREAT_LIBRARY", -1)
-            self._gain_token(seat, t)
-            if self.step != GAME_END:
-                self._end_turn()
-        elif kind == DESTROY_CARD:
-            card = CARD_IDS[move.card_name]
-            o = self.players[1 - seat]
-            o.cards.remove(card)
-            o.built &= ~(1 << card)
-            c = CARDS[card]
-            o.color_count[c.color] -= 1
-            for r in range(5):
-                o.prod[r] -= c.produces[r]
-            self._dirty()
-            self.discard.append(card)
-            self.prev = (seat, f"destroyed {move.card_name} of player {{target}}", 1 - seat)
-            self._end_turn()
-        elif kind == CONSTRUCT_FROM_DISCARD:
-            card = CARD_IDS[move.card_name]
-            self.discard.remove(card)
-            self.prev = (seat, f"constructed {move.card_name} from the discard pile "
-                               "with THE_MAUSOLEUM", -1)
-            pending = self._build_card(seat, card, False)
-            if self.step == GAME_END:
-                return
-            if pending:
-                self.step = CHOOSE_TOKEN
-                return
-            self._end_turn()
-        elif kind == CHOOSE_STARTING_PLAYER:
-            starter = move.player_number - 1
-            self.prev = (seat, f"chose player {{target}} to start Age {_AGE_NAMES[self.age - 1]}",
-                         starter)
-            self.current = starter
+        w = WONDER_IDS[move.wonder]
+        self.wonders_available.remove(w)
+        self.players[seat].draft_wonder(w)
+        self.prev = (seat, f"selected wonder {move.wonder}", -1)
+        self.draft_pick += 1
+        if self.draft_pick == 4:
+            self.wonders_available = list(self.deal.wonder_draft[4:])
+        if self.draft_pick == 8:
             self.step = PLAY_CARD
+            self.current = self.first
+        else:
+            self.current = DRAFT_ORDER[self.draft_pick] ^ self.first
+
+    def _construct_building(self, move: Move) -> None:
+        seat = self.current
+        card = self._take(move.card_index)
+        chain = CHAIN_FROM[card] >= 0 and self.players[seat].has_card(CHAIN_FROM[card])
+        price = self.card_price(seat, card)
+        self._pay(seat, price, CARDS[card].coins if not chain else 0)
+        self.prev = (seat, f"constructed {CARDS[card].name} for {price} coins", -1)
+        self._built(self._build_card(seat, card, chain))
+
+    def _discard(self, move: Move) -> None:
+        seat = self.current
+        card = self._take(move.card_index)
+        p = self.players[seat]
+        gain = 2 + p.color_count[YELLOW]
+        p.coins += gain
+        self.discard.append(card)
+        self.prev = (seat, f"discarded {CARDS[card].name} for {gain} coins", -1)
+        self._end_turn()
+
+    def _construct_wonder(self, move: Move) -> None:
+        seat = self.current
+        card = self._take(move.card_index)
+        w = WONDER_IDS[move.wonder]
+        price = self.wonder_price(seat, w)
+        self._pay(seat, price, 0)
+        self.prev = (seat, f"constructed wonder {move.wonder} with {CARDS[card].name} "
+                           f"for {price} coins", -1)
+        self._build_wonder(seat, w)
+
+    def _choose_token(self, move: Move) -> None:
+        seat = self.current
+        t = TOKEN_IDS[move.token]
+        self.tokens_board.remove(t)
+        self.prev = (seat, f"chose progress token {move.token}", -1)
+        self._gain_token(seat, t)
+        if self.step != GAME_END:
+            self._end_turn()
+
+    def _destroy_card(self, move: Move) -> None:
+        seat = self.current
+        card = CARD_IDS[move.card_name]
+        if self.players[1 - seat].remove_card(card):
+            self._dirty()
+        self.discard.append(card)
+        self.prev = (seat, f"destroyed {move.card_name} of player {{target}}", 1 - seat)
+        self._end_turn()
+
+    def _choose_library_token(self, move: Move) -> None:
+        seat = self.current
+        t = TOKEN_IDS[move.token]
+        self.library.remove(t)
+        self.tokens_box.extend(self.library)  # the other two go back to the box
+        self.library = []
+        self.prev = (seat, f"chose progress token {move.token} with THE_GREAT_LIBRARY", -1)
+        self._gain_token(seat, t)
+        if self.step != GAME_END:
+            self._end_turn()
+
+    def _construct_from_discard(self, move: Move) -> None:
+        seat = self.current
+        card = CARD_IDS[move.card_name]
+        self.discard.remove(card)
+        self.prev = (seat, f"constructed {move.card_name} from the discard pile "
+                           "with THE_MAUSOLEUM", -1)
+        self._built(self._build_card(seat, card, False))
+
+    def _choose_starting_player(self, move: Move) -> None:
+        starter = move.player_number - 1
+        self.prev = (self.current,
+                     f"chose player {{target}} to start Age {_AGE_NAMES[self.age - 1]}", starter)
+        self.current = starter
+        self.step = PLAY_CARD
 
     # ------------------------------------------------------------------ internals
-    def _layout(self, age: int) -> None:
+    def lay_out(self, age: int) -> None:
+        """Lay out the structure of `age` from the deal: a new Age starts (engine-internal; also
+        how an InfoSet sample still in the draft gets its Age I)."""
         self.age = age
         self.pyramid = list(self.deal.age(age))
         self.face_up = FACE_UP_MASK[age - 1]
@@ -528,22 +474,9 @@ class GameState:
         """Put `card` in the city and resolve its effects. True if a token choice is now due."""
         p = self.players[seat]
         c = CARDS[card]
-        p.built |= 1 << card
-        p.cards.append(card)
-        p.color_count[c.color] += 1
-        color = c.color
-        if color == BROWN or color == GREY:
-            for r in range(5):
-                p.prod[r] += c.produces[r]
+        pair = c.symbol >= 0 and bool((p.sym1 >> c.symbol) & 1)
+        if p.add_card(card):
             self._dirty()
-        elif color == YELLOW:
-            if c.discount_mask or c.wild:
-                p.discount |= c.discount_mask
-                if c.wild == 1:
-                    p.wild_raw += 1
-                elif c.wild == 2:
-                    p.wild_man += 1
-                self._dirty()
         if chain and (p.tokens >> URBANISM) & 1:
             p.coins += 4
         p.coins += c.instant_coins
@@ -566,14 +499,21 @@ class GameState:
             if self._advance(seat, shields):
                 return False
         if c.symbol >= 0:
-            bit = 1 << c.symbol
-            if p.sym1 & bit:
-                p.sym2 |= bit
+            if pair:
                 return len(self.tokens_board) > 0
-            p.sym1 |= bit
-            if bin(p.sym1).count("1") >= 6:
+            if p.science_count() >= 6:
                 self._finish(seat, VICTORY_SCIENCE)
         return False
+
+    def _built(self, token_due: bool) -> None:
+        """After a building: the game may be over, a progress token may be due, or the turn
+        ends."""
+        if self.step == GAME_END:
+            return
+        if token_due:
+            self.step = CHOOSE_TOKEN
+            return
+        self._end_turn()
 
     def _most(self, colors: tuple[int, ...]) -> int:
         a = self.players[0].color_count
@@ -584,7 +524,8 @@ class GameState:
         p = self.players[seat]
         o = self.players[1 - seat]
         wonder = WONDERS[w]
-        p.wonder_age[p.wonders.index(w)] = self.age
+        if p.build_wonder(w, self.age):
+            self._dirty()
         self.wonders_built += 1
         if self.wonders_built == 7:
             for q in self.players:
@@ -594,12 +535,6 @@ class GameState:
         p.coins += wonder.coins
         if wonder.opp_loses:
             o.coins = max(0, o.coins - wonder.opp_loses)
-        if wonder.wild:
-            if wonder.wild == 1:
-                p.wild_raw += 1
-            else:
-                p.wild_man += 1
-            self._dirty()
         self.play_again = wonder.play_again or bool((p.tokens >> THEOLOGY) & 1)
         if wonder.shields and self._advance(seat, wonder.shields):
             return
@@ -621,16 +556,12 @@ class GameState:
 
     def _gain_token(self, seat: int, t: int) -> None:
         p = self.players[seat]
-        p.tokens |= 1 << t
-        p.token_list.append(t)
+        if p.add_token(t):
+            self._dirty()
         if t == AGRICULTURE or t == URBANISM:
             p.coins += 6
-        elif t == MASONRY or t == ARCHITECTURE:
-            self._dirty()
-        elif t == LAW:
-            p.sym1 |= 1 << SCALE
-            if bin(p.sym1).count("1") >= 6:
-                self._finish(seat, VICTORY_SCIENCE)
+        elif t == LAW and p.science_count() >= 6:  # the scale as a sixth symbol
+            self._finish(seat, VICTORY_SCIENCE)
 
     def _advance(self, seat: int, shields: int) -> bool:
         """Move the pawn; loot tokens on the way. True if this won the game."""
@@ -667,7 +598,7 @@ class GameState:
             if self.age == 3:
                 self._finish_civilian()
                 return
-            self._layout(self.age + 1)
+            self.lay_out(self.age + 1)
             if self.military > 0:
                 self.current = 1
             elif self.military < 0:
@@ -764,58 +695,23 @@ class GameState:
     # ------------------------------------------------------------------ explanations
     def why_illegal(self, move: Move) -> str:
         """A sentence in the game's words saying why `move` is not legal here."""
-        step = STEP_NAMES[self.step]
-        if self.step == GAME_END:
-            return "the game is over; no move is legal"
-        allowed = STEP_MOVES[self.step]
-        if move.kind not in allowed:
-            return (f"{move.kind} is not a move of step {step}; expected "
-                    f"{' or '.join(allowed)}")
-        seat = self.current
-        p = self.players[seat]
-        if move.kind in (CONSTRUCT_BUILDING, DISCARD, CONSTRUCT_WONDER):
-            slot = move.card_index
-            if not 0 <= slot < 20 or self.pyramid[slot] < 0:
-                return (f"slot {slot} is empty in the Age {self.age} structure; active slots: "
-                        f"{self.accessible_slots()}")
-            if not (self.accessible >> slot) & 1:
-                covering = [s for s in COVERED_BY[self.age - 1][slot] if self.pyramid[s] >= 0]
-                return (f"card {slot} is covered by slot(s) {covering}; active slots: "
-                        f"{self.accessible_slots()}")
-            if move.kind == CONSTRUCT_BUILDING:
-                card = self.pyramid[slot]
-                price = self.card_price(seat, card)
-                return (f"{CARDS[card].name} costs {price} coins and player {seat + 1} has "
-                        f"{p.coins}")
-            w = WONDER_IDS[move.wonder]
-            if w not in p.wonders:
-                mine = [WONDERS[x].name for x in p.wonders]
-                return f"{move.wonder} is not one of player {seat + 1}'s wonders {mine}"
-            if p.wonder_age[p.wonders.index(w)]:
-                return f"{move.wonder} is already built"
-            if self.wonders_built >= 7:
-                return "7 wonders are built already; no more wonders can be built"
-            price = self.wonder_price(seat, w)
-            return f"{move.wonder} costs {price} coins and player {seat + 1} has {p.coins}"
-        if move.kind == SELECT_WONDER:
-            names = [WONDERS[w].name for w in self.wonders_available]
-            return f"{move.wonder} is not in wondersAvailable {names}"
-        if move.kind == CHOOSE_PROGRESS_TOKEN:
-            return (f"{move.token} is not in tokensAvailable "
-                    f"{[TOKEN_NAMES[t] for t in self.tokens_board]}")
-        if move.kind == CHOOSE_PROGRESS_TOKEN_FROM_DISCARD:
-            return (f"{move.token} is not in tokensFromUnavailable "
-                    f"{[TOKEN_NAMES[t] for t in self.library]}")
-        if move.kind == DESTROY_CARD:
-            color = BROWN if self.step == DESTROY_BROWN else GREY
-            valid = [CARDS[c].name for c in self.players[1 - seat].cards
-                     if CARDS[c].color == color]
-            return (f"{move.card_name} is not a {COLOR_NAMES[color].lower()} card of player "
-                    f"{2 - seat}; valid: {valid}")
-        if move.kind == CONSTRUCT_FROM_DISCARD:
-            return (f"{move.card_name} is not in discardedCards "
-                    f"{[CARDS[c].name for c in self.discard]}")
-        return f"{move} is not legal in step {step}"
+        from .explain import why_illegal  # explain reads this module: imported when needed
+
+        return why_illegal(self, move)
+
+
+# GameState.play's dispatch: the handler of each move kind.
+_PLAY: Final[dict[str, Callable[[GameState, Move], None]]] = {
+    SELECT_WONDER: GameState._select_wonder,
+    CONSTRUCT_BUILDING: GameState._construct_building,
+    DISCARD: GameState._discard,
+    CONSTRUCT_WONDER: GameState._construct_wonder,
+    CHOOSE_PROGRESS_TOKEN: GameState._choose_token,
+    DESTROY_CARD: GameState._destroy_card,
+    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD: GameState._choose_library_token,
+    CONSTRUCT_FROM_DISCARD: GameState._construct_from_discard,
+    CHOOSE_STARTING_PLAYER: GameState._choose_starting_player,
+}
 
 
 def science_symbols(p: PlayerState) -> list[str]:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import copy
 import random
-from typing import Any
 
 from fastapi import APIRouter
 
@@ -20,20 +18,6 @@ from server.schemas import AgentMoveIn, AgentMoveOut
 router = APIRouter(prefix="/agents", tags=["agents"])
 
 
-def tolerate_reference_quirks(state: dict[str, Any]) -> dict[str, Any]:
-    """The reference server keeps listing a token taken from the box by the Great Library in
-    `tokensUnavailable` (the rules prompt's own example shows AGRICULTURE both there and in
-    player2's tokens). A token in a city is not in the box: drop it from the box's list."""
-    taken = {t for p in ("player1", "player2") if isinstance(state.get(p), dict)
-             for t in state[p].get("tokens", []) if isinstance(t, str)}
-    box = state.get("tokensUnavailable")
-    if not taken or not isinstance(box, list) or not taken.intersection(box):
-        return state
-    fixed = copy.deepcopy(state)
-    fixed["tokensUnavailable"] = [t for t in box if t not in taken]
-    return fixed
-
-
 @router.post("/move", response_model=AgentMoveOut, responses=ERRORS)
 async def agent_move(body: AgentMoveIn, m: Manager) -> AgentMoveOut:
     """The move `agent` would play for the player to move in `state`, in the state's labels
@@ -43,10 +27,9 @@ async def agent_move(body: AgentMoveIn, m: Manager) -> AgentMoveOut:
     problem = schema_error("state", body.state)
     if problem:
         raise InvalidStateError(problem)
-    state_json = tolerate_reference_quirks(body.state)
     check_budget(body.agent)
     agent = make_agent(body.agent)
-    info = InfoSet.from_view(state_json)
+    info = InfoSet.from_view(body.state)
     state = info.sample(random.Random(0))
     legal = state.legal_moves()
     if not legal:
@@ -54,7 +37,7 @@ async def agent_move(body: AgentMoveIn, m: Manager) -> AgentMoveOut:
     # Every agent plays as player2, as the prompt says (and as in matches): when player 1 is to
     # move, it sees the state relabelled and its answer is mapped back to the state's labels.
     mover = Perspective.to_move(state)
-    view = mover.view(state) if mover.swapped else state_json
+    view = mover.view(state) if mover.swapped else body.state
     shown = mover.moves_out(legal)
     with m.searches.slot():
         decision = await m.think(agent.choose, view, shown, random.Random(0))

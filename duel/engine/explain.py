@@ -1,0 +1,87 @@
+"""Why a move is not legal: a sentence in the game's words, for players and transcripts.
+
+`GameState.legal_moves` alone judges legality; this only explains a refusal after the fact.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .data import BROWN, CARDS, COLOR_NAMES, GREY, TOKEN_NAMES, WONDER_IDS, WONDERS
+from .layout import COVERED_BY
+from .moves import (
+    CHOOSE_PROGRESS_TOKEN,
+    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,
+    CHOOSE_STARTING_PLAYER,
+    CONSTRUCT_BUILDING,
+    CONSTRUCT_FROM_DISCARD,
+    CONSTRUCT_WONDER,
+    DESTROY_CARD,
+    DISCARD,
+    SELECT_WONDER,
+    Move,
+)
+from .state import DESTROY_BROWN, GAME_END, STEP_NAMES, GameState
+
+# The moves each step accepts (the prompt's table plus CHOOSE_STARTING_PLAYER), by step id.
+STEP_MOVES: Final = (
+    (SELECT_WONDER,), (CONSTRUCT_BUILDING, DISCARD, CONSTRUCT_WONDER), (CHOOSE_PROGRESS_TOKEN,),
+    (DESTROY_CARD,), (DESTROY_CARD,), (CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,),
+    (CONSTRUCT_FROM_DISCARD,), (CHOOSE_STARTING_PLAYER,), (),
+)
+
+
+def why_illegal(state: GameState, move: Move) -> str:
+    """Why `move` is not legal in `state` (see GameState.why_illegal)."""
+    step = STEP_NAMES[state.step]
+    if state.step == GAME_END:
+        return "the game is over; no move is legal"
+    allowed = STEP_MOVES[state.step]
+    if move.kind not in allowed:
+        return (f"{move.kind} is not a move of step {step}; expected "
+                f"{' or '.join(allowed)}")
+    seat = state.current
+    p = state.players[seat]
+    if move.kind in (CONSTRUCT_BUILDING, DISCARD, CONSTRUCT_WONDER):
+        slot = move.card_index
+        if not 0 <= slot < 20 or state.pyramid[slot] < 0:
+            return (f"slot {slot} is empty in the Age {state.age} structure; active slots: "
+                    f"{state.accessible_slots()}")
+        if not (state.accessible >> slot) & 1:
+            covering = [s for s in COVERED_BY[state.age - 1][slot] if state.pyramid[s] >= 0]
+            return (f"card {slot} is covered by slot(s) {covering}; active slots: "
+                    f"{state.accessible_slots()}")
+        if move.kind == CONSTRUCT_BUILDING:
+            card = state.pyramid[slot]
+            price = state.card_price(seat, card)
+            return (f"{CARDS[card].name} costs {price} coins and player {seat + 1} has "
+                    f"{p.coins}")
+        w = WONDER_IDS[move.wonder]
+        if w not in p.wonders:
+            mine = [WONDERS[x].name for x in p.wonders]
+            return f"{move.wonder} is not one of player {seat + 1}'s wonders {mine}"
+        if p.wonder_age[p.wonders.index(w)]:
+            return f"{move.wonder} is already built"
+        if state.wonders_built >= 7:
+            return "7 wonders are built already; no more wonders can be built"
+        price = state.wonder_price(seat, w)
+        return f"{move.wonder} costs {price} coins and player {seat + 1} has {p.coins}"
+    if move.kind == SELECT_WONDER:
+        names = [WONDERS[w].name for w in state.wonders_available]
+        return f"{move.wonder} is not in wondersAvailable {names}"
+    if move.kind == CHOOSE_PROGRESS_TOKEN:
+        return (f"{move.token} is not in tokensAvailable "
+                f"{[TOKEN_NAMES[t] for t in state.tokens_board]}")
+    if move.kind == CHOOSE_PROGRESS_TOKEN_FROM_DISCARD:
+        return (f"{move.token} is not in tokensFromUnavailable "
+                f"{[TOKEN_NAMES[t] for t in state.library]}")
+    if move.kind == DESTROY_CARD:
+        color = BROWN if state.step == DESTROY_BROWN else GREY
+        valid = [CARDS[c].name for c in state.players[1 - seat].cards
+                 if CARDS[c].color == color]
+        return (f"{move.card_name} is not a {COLOR_NAMES[color].lower()} card of player "
+                f"{2 - seat}; valid: {valid}")
+    if move.kind == CONSTRUCT_FROM_DISCARD:
+        return (f"{move.card_name} is not in discardedCards "
+                f"{[CARDS[c].name for c in state.discard]}")
+    return f"{move} is not legal in step {step}"
