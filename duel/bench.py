@@ -143,9 +143,9 @@ def bench_server(clients: int, seconds: float) -> dict[str, float]:
             game = r.json()
             code, tokens = game["code"], game["tokens"]
             rng = random.Random(i)
-            seat = 1
+            seat = Seat.P1
             while time.monotonic() < stop:
-                headers = {"authorization": f"Bearer {tokens[str(seat)]}"}
+                headers = {"authorization": f"Bearer {tokens[str(seat.player)]}"}
                 t0 = time.perf_counter()
                 r = await client.get(f"/games/{code}/moves", headers=headers)
                 gets.append(time.perf_counter() - t0)
@@ -155,7 +155,7 @@ def bench_server(clients: int, seconds: float) -> dict[str, float]:
                     if state["step"] == "GAME_END":
                         counts["finished"] += 1
                         return
-                    seat = 3 - seat
+                    seat = seat.other
                     continue
                 move = rng.choice(data["moves"])
                 t0 = time.perf_counter()

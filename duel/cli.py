@@ -144,10 +144,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     t = read(args.file)
     for problem in t.problems:
         print(f"warning: {problem}", file=sys.stderr)
-    players = t.header.get("players", {})
     if args.at is None:
-        print(f"Replay of {args.file}: player 1 = {players.get('1', {}).get('spec')}, "
-              f"player 2 = {players.get('2', {}).get('spec')}, seed {t.header.get('seed')}")
+        print(f"Replay of {args.file}: player 1 = {t.spec(1)}, player 2 = {t.spec(2)}, "
+              f"seed {t.header.get('seed')}")
     final = None
     try:
         for step in replay(t):
@@ -423,19 +422,28 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("agents", help="the agent specs and their parameters")
     p.set_defaults(func=cmd_agents)
 
+    from duel.rl.config import Config  # no torch needed: the defaults of the shipped model's run
+
+    run = Config()
     p = sub.add_parser("train", help="train a learning agent (needs the train extra)")
     p.add_argument("algorithm", choices=["dqn"])
-    p.add_argument("--opponent", default="rule", help="agent spec the learner plays against")
-    p.add_argument("--teacher", default="mcts:iterations=300",
-                   help="agent spec whose play seeds the replay buffer")
-    p.add_argument("--episodes", type=int, default=400, help="RL episodes after pre-training")
-    p.add_argument("--demo-episodes", type=int, default=600, help="teacher episodes")
-    p.add_argument("--pretrain-steps", type=int, default=6000)
-    p.add_argument("--eval-every", type=int, default=250, help="episodes between evaluations")
-    p.add_argument("--eval-games", type=int, default=100, help="greedy games per evaluation")
-    p.add_argument("--hidden", type=int, default=256, help="width of the state embedding")
-    p.add_argument("--jobs", type=int, default=2, help="processes for the teacher's games")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--opponent", default=run.opponent,
+                   help="agent spec the learner plays against")
+    p.add_argument("--teacher", default=run.teacher,
+                   help="agent spec whose play is distilled (MCTS: its root values)")
+    p.add_argument("--episodes", type=int, default=run.episodes,
+                   help="RL episodes after pre-training (default %(default)s: they did not help "
+                   "the shipped model)")
+    p.add_argument("--demo-episodes", type=int, default=run.demo_episodes,
+                   help="teacher episodes")
+    p.add_argument("--pretrain-steps", type=int, default=run.pretrain_steps)
+    p.add_argument("--eval-every", type=int, default=run.eval_every,
+                   help="RL episodes between evaluations")
+    p.add_argument("--eval-games", type=int, default=run.eval_games,
+                   help="greedy games per evaluation")
+    p.add_argument("--hidden", type=int, default=run.hidden, help="width of the state embedding")
+    p.add_argument("--jobs", type=int, default=run.jobs, help="processes for the teacher's games")
+    p.add_argument("--seed", type=int, default=run.seed)
     p.add_argument("--out", required=True, help="run folder (resumed if it has a checkpoint)")
     p.add_argument("--restart", action="store_true", help="ignore an existing checkpoint")
     p.set_defaults(func=cmd_train)

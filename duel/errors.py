@@ -10,6 +10,8 @@ so ``except ValueError`` around a parse keeps working.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class DuelError(Exception):
     """The root of every error duel raises on purpose."""
@@ -21,11 +23,21 @@ class InvalidStateError(DuelError, ValueError):
 
 
 class InvalidMoveError(DuelError, ValueError):
-    """A move is malformed: not the prompt's JSON shape, an unknown name, a wrong type."""
+    """A move is malformed: not the prompt's JSON shape, an unknown name, a wrong type.
+    `detail`, when given, is a structured account for a client (the server sends it as is)."""
+
+    def __init__(self, message: str, detail: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail
 
 
 class IllegalMoveError(DuelError, ValueError):
-    """A move is well formed but not legal in this state; the message says why."""
+    """A move is well formed but not legal in this state; the message says why. `detail`, when
+    given, is a structured account for a client (the move, the reason, the legal moves)."""
+
+    def __init__(self, message: str, detail: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail
 
 
 # ---------------------------------------------------------------------------- configuration
@@ -42,7 +54,8 @@ class PriceTableError(DuelError, ValueError):
 
 
 class UsageError(DuelError):
-    """Bad command-line input that argparse cannot see (a file, a combination of options)."""
+    """Bad input that a parser cannot see (a file, a combination of options), on the command
+    line or in a request."""
 
 
 # ---------------------------------------------------------------------------- records
@@ -93,6 +106,10 @@ class ForbiddenError(DuelError):
 class ConflictError(DuelError):
     """The request is well formed but the game has moved on: over, stale ply, not your turn,
     a transcript asked for before the end."""
+
+
+class TooLargeError(DuelError):
+    """An input over a size limit (a request body)."""
 
 
 class BusyError(DuelError):

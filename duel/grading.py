@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,12 +15,12 @@ from typing import Any
 from tqdm import tqdm
 
 from duel.agents.spec import make_agent
-from duel.engine import new_game
+from duel.engine import Seat, new_game
 from duel.errors import SpecError, TranscriptError
 from duel.match import play_match
 from duel.prompts import get_variant
 from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
-from duel.transcripts import TranscriptWriter, read
+from duel.transcripts import TranscriptWriter, read, verified_result
 
 NULL_VARIANT = "null"
 BASELINE = "baseline"
@@ -131,15 +132,15 @@ def outcomes(out: str) -> list[GameOutcome]:
         if t.footer is None:
             continue
         variant = path.parent.name
-        seat = int(path.stem.split("seat")[1])
-        winner = t.footer["winner"]
-        points = 0.5 if winner == "draw" else (1.0 if winner == seat else 0.0)
-        scores = t.footer["scores"]
-        mine = scores[f"player{seat}"]["TOTAL"]
-        theirs = scores[f"player{3 - seat}"]["TOTAL"]
-        prompt = t.header["players"][str(seat)].get("prompt") or {}
-        rows.append(GameOutcome(variant, int(t.header["seed"]), seat, points, mine - theirs,
-                                t.footer["totals"].get(str(seat)), prompt.get("hash")))
+        seat = Seat.of_player(int(path.stem.split("seat")[1]))
+        try:  # a finished game counts only once the engine reproduces every recorded fact
+            result = verified_result(t)
+        except TranscriptError as exc:
+            raise TranscriptError(f"{path}: {exc}") from None
+        prompt = t.header["players"][str(seat.player)].get("prompt") or {}
+        rows.append(GameOutcome(variant, int(t.header["seed"]), seat.player,
+                                result.points(seat), result.total(seat) - result.total(seat.other),
+                                t.footer["totals"].get(str(seat.player)), prompt.get("hash")))
     return rows
 
 
@@ -245,56 +246,57 @@ def plots(table: list[dict[str, Any]], out: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     names = [r["variant"] for r in table]
-    paths = []
-    fig, ax = plt.subplots(figsize=(max(4, 1.3 * len(names)), 3.5))
-    rates = [r["win_rate"] for r in table]
-    err = [[r["win_rate"] - r["win_ci_low"] for r in table],
-           [r["win_ci_high"] - r["win_rate"] for r in table]]
-    ax.bar(names, rates, yerr=err, capsize=4, color="#4a7ab5")
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("win rate (95% CI)")
-    ax.set_title("Win rate by prompt variant")
-    fig.tight_layout()
-    paths.append(out / "win_rate.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
-    fig, ax = plt.subplots(figsize=(max(4, 1.3 * len(names)), 3.5))
-    diffs = [r["diff_vs_baseline"] for r in table]
-    err = [[r["diff_vs_baseline"] - r["diff_ci_low"] for r in table],
-           [r["diff_ci_high"] - r["diff_vs_baseline"] for r in table]]
-    ax.bar(names, diffs, yerr=err, capsize=4, color="#b5704a")
-    ax.axhline(0, color="black", linewidth=0.8)
-    for i, r in enumerate(table):  # the permutation test's p-value over each bar
-        if r["paired_deals"]:
-            ax.annotate(f"p={r['p_value']:.3f}", (i, r["diff_ci_high"]), ha="center",
-                        va="bottom", fontsize=8, xytext=(0, 3), textcoords="offset points")
-    low = min([0.0, *(r["diff_ci_low"] for r in table)])
-    high = max([0.0, *(r["diff_ci_high"] for r in table)])
-    span = (high - low) or 1.0
-    ax.set_ylim(low - 0.1 * span, high + 0.2 * span)
-    ax.set_ylabel("paired difference vs baseline")
-    ax.set_title("Points per deal minus the baseline's\n(paired bootstrap 95% CI, permutation p)")
-    fig.tight_layout()
-    paths.append(out / "vs_baseline.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
-    fig, ax = plt.subplots(figsize=(max(4, 1.3 * len(names)), 3.5))
     x = list(range(len(names)))
-    ax.bar([i - 0.2 for i in x], [r["first_try_legal"] for r in table], width=0.4,
-           label="first try", color="#4a7ab5")
-    ax.bar([i + 0.2 for i in x], [r["legal_after_retries"] for r in table], width=0.4,
-           label="after retries", color="#7fb54a")
-    ax.set_xticks(x, names)
-    ax.set_ylim(0, 1.25)
-    ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
-    ax.set_ylabel("legal moves (share of LLM moves)")
-    ax.set_title("Legality by prompt variant")
-    ax.legend(loc="upper center", ncol=2, fontsize=8)
-    fig.tight_layout()
-    paths.append(out / "legality.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
-    return paths
+
+    def chart(name: str, draw: Callable[[Any], None]) -> Path:
+        fig, ax = plt.subplots(figsize=(max(4, 1.3 * len(names)), 3.5))
+        draw(ax)
+        fig.tight_layout()
+        path = out / name
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        return path
+
+    def bars(ax: Any, key: str, low: str, high: str, color: str) -> None:
+        values = [r[key] for r in table]
+        ax.bar(names, values, capsize=4, color=color,
+               yerr=[[r[key] - r[low] for r in table], [r[high] - r[key] for r in table]])
+
+    def win_rate(ax: Any) -> None:
+        bars(ax, "win_rate", "win_ci_low", "win_ci_high", "#4a7ab5")
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("win rate (95% CI)")
+        ax.set_title("Win rate by prompt variant")
+
+    def vs_baseline(ax: Any) -> None:
+        bars(ax, "diff_vs_baseline", "diff_ci_low", "diff_ci_high", "#b5704a")
+        ax.axhline(0, color="black", linewidth=0.8)
+        for i, r in enumerate(table):  # the permutation test's p-value over each bar
+            if r["paired_deals"]:
+                ax.annotate(f"p={r['p_value']:.3f}", (i, r["diff_ci_high"]), ha="center",
+                            va="bottom", fontsize=8, xytext=(0, 3), textcoords="offset points")
+        low = min([0.0, *(r["diff_ci_low"] for r in table)])
+        high = max([0.0, *(r["diff_ci_high"] for r in table)])
+        span = (high - low) or 1.0
+        ax.set_ylim(low - 0.1 * span, high + 0.2 * span)
+        ax.set_ylabel("paired difference vs baseline")
+        ax.set_title("Points per deal minus the baseline's\n"
+                     "(paired bootstrap 95% CI, permutation p)")
+
+    def legality(ax: Any) -> None:
+        ax.bar([i - 0.2 for i in x], [r["first_try_legal"] for r in table], width=0.4,
+               label="first try", color="#4a7ab5")
+        ax.bar([i + 0.2 for i in x], [r["legal_after_retries"] for r in table], width=0.4,
+               label="after retries", color="#7fb54a")
+        ax.set_xticks(x, names)
+        ax.set_ylim(0, 1.25)
+        ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
+        ax.set_ylabel("legal moves (share of LLM moves)")
+        ax.set_title("Legality by prompt variant")
+        ax.legend(loc="upper center", ncol=2, fontsize=8)
+
+    return [chart("win_rate.png", win_rate), chart("vs_baseline.png", vs_baseline),
+            chart("legality.png", legality)]
 
 
 def report(out: str) -> tuple[str, list[Path]]:

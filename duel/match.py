@@ -11,7 +11,7 @@ from typing import Any
 from duel.agents.base import Agent
 from duel.agents.spec import make_agent
 from duel.engine import Deal, GameState, IllegalMoveError, Move, Perspective, Result, Seat, new_game
-from duel.records import MoveRecord
+from duel.records import GameSummary, MoveRecord
 
 
 @dataclass
@@ -28,13 +28,10 @@ class MatchResult:
     def forfeit(self) -> Seat | None:
         return self.result.forfeit
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> GameSummary:
         """The tournament's per-game record."""
-        r = self.result
-        return {"seed": self.seed, "player1": self.specs[0], "player2": self.specs[1],
-                "winner": r.winner_label, "victory": r.victory,
-                "scores": [r.total(Seat.P1), r.total(Seat.P2)],
-                "moves": len(self.records), "seconds": round(self.seconds, 3)}
+        return GameSummary(self.seed, self.specs, self.result, len(self.records),
+                           round(self.seconds, 3))
 
 
 def agent_rng(seed: int, seat: Seat) -> random.Random:
@@ -70,9 +67,9 @@ def play_match(p1: Agent | str, p2: Agent | str, seed: int = 0, deal: Deal | Non
     start = time.perf_counter()
     result: Result | None = None
     while result is None:
-        seat = state.current
+        mover = state.current  # the engine's index of the player to move
         t0 = time.perf_counter()
-        move, details, resigned = decide(agents[seat], state, rngs[seat])
+        move, details, resigned = decide(agents[mover], state, rngs[mover])
         record = MoveRecord.decided(state, move, time.perf_counter() - t0, details, resigned)
         records.append(record)
         after = state if resigned else state.apply(move)

@@ -4,7 +4,6 @@ MCTS-1000"."""
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import re
@@ -12,8 +11,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from duel.engine import Seat
 from duel.errors import TranscriptError
-from duel.transcripts import read
+from duel.records import GameSummary, read_games
+from duel.transcripts import read, verified_summary
 
 Game = tuple[str, str, float]  # player1 spec, player2 spec, player1's points (1, 0.5, 0)
 ELO = 400 / math.log(10)
@@ -21,33 +22,22 @@ _MCTS_ITERS = re.compile(r"^mcts:(?:.*,)?iterations=(\d+)(?:,|$)")
 
 
 def collect(folders: Iterable[str]) -> list[Game]:
-    """Finished games from transcripts (*.jsonl with a header) and tournament games.jsonl."""
-    games: list[Game] = []
+    """Finished games from tournament games.jsonl files and from transcripts (*.jsonl with a
+    header), each transcript re-played and checked before it counts."""
+    summaries: list[GameSummary] = []
     for folder in folders:
         for path in sorted(Path(folder).rglob("*.jsonl")):
             if path.name == "games.jsonl":
-                for line in path.read_text().splitlines():
-                    try:
-                        g = json.loads(line)
-                        games.append((str(g["player1"]), str(g["player2"]),
-                                      _points(g["winner"])))
-                    except (json.JSONDecodeError, KeyError, TypeError):
-                        continue  # a line cut short by a kill, or not a game
+                summaries.extend(read_games(path))
                 continue
             try:
                 t = read(path)
                 if t.footer is None:
                     continue  # a partial game
-                players = t.header["players"]
-                games.append((str(players["1"]["spec"]), str(players["2"]["spec"]),
-                              _points(t.footer["winner"])))
+                summaries.append(verified_summary(t))
             except (TranscriptError, KeyError, TypeError, AttributeError):
                 continue  # not a transcript
-    return games
-
-
-def _points(winner: Any) -> float:
-    return 0.5 if winner == "draw" else (1.0 if winner == 1 else 0.0)
+    return [(g.specs[0], g.specs[1], g.points(Seat.P1)) for g in summaries]
 
 
 def bradley_terry(games: list[Game], iterations: int = 500, prior: float = 0.5

@@ -1,5 +1,5 @@
-"""The one move-record type: a decision as the match runner, the server's store and the
-transcripts keep it.
+"""The one move-record type (a decision as the match runner, the server's store and the
+transcripts keep it) and the one game summary (a finished game in a line).
 
 A record is in true labels (the engine's), whatever labels the agent saw; its JSON form is the
 transcript's move line without ``"type"``, and the store keeps exactly that JSON.
@@ -10,9 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from duel.engine import GameState, Move, Perspective, Seat
+from duel.engine import GameState, Move, Perspective, Result, Seat
+from duel.errors import DuelError, InvalidStateError
 
 
 def view_hash(view: dict[str, Any]) -> str:
@@ -65,3 +67,68 @@ class MoveRecord:
         return MoveRecord(obj["ply"], Seat.of_player(obj["player"]), obj["step"],
                           Move.from_json(obj["move"]), obj["price"], obj["view_hash"],
                           obj["seconds"], obj["details"])
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """One finished game in a line: a tournament's ``games.jsonl`` record, and what ratings and
+    grading read from a verified transcript."""
+
+    seed: int | None
+    specs: tuple[str, str]  # player 1's agent spec, player 2's
+    result: Result
+    moves: int
+    seconds: float
+
+    def points(self, seat: Seat) -> float:
+        return self.result.points(seat)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"seed", "player1", "player2", "winner", "victory", "scores": [total1, total2],
+        "moves", "seconds"}``: the tournament file's line."""
+        r = self.result
+        return {"seed": self.seed, "player1": self.specs[0], "player2": self.specs[1],
+                "winner": r.winner_label, "victory": r.victory,
+                "scores": [r.total(Seat.P1), r.total(Seat.P2)],
+                "moves": self.moves, "seconds": self.seconds}
+
+    @staticmethod
+    def from_json(obj: Any) -> GameSummary:
+        """Read :meth:`to_json`'s form; InvalidStateError names a bad field."""
+        if not isinstance(obj, dict):
+            raise InvalidStateError("a game record must be a JSON object")
+        try:
+            scores = obj["scores"]
+            if not (isinstance(scores, list) and len(scores) == 2
+                    and all(type(x) is int for x in scores)):
+                raise InvalidStateError("game record field scores must be two integers")
+            winner = obj["winner"]
+            victory = obj["victory"]
+            forfeit = None
+            if victory == "forfeit":
+                forfeit = Seat.of_player(winner).other
+            result = Result.from_json({
+                "winner": winner, "victory": victory,
+                "forfeit": None if forfeit is None else forfeit.player,
+                "scores": {"player1": {"TOTAL": scores[0]}, "player2": {"TOTAL": scores[1]}}})
+            specs = (str(obj["player1"]), str(obj["player2"]))
+            moves, seconds, seed = obj["moves"], obj["seconds"], obj["seed"]
+        except KeyError as exc:
+            raise InvalidStateError(f"game record field {exc.args[0]} is missing") from None
+        if type(moves) is not int or not isinstance(seconds, int | float) \
+                or not (seed is None or type(seed) is int):
+            raise InvalidStateError("game record fields seed, moves and seconds must be numbers")
+        return GameSummary(seed, specs, result, moves, float(seconds))
+
+
+def read_games(path: Path) -> list[GameSummary]:
+    """The games of a tournament file. A line cut short by a kill, or not a game record, is
+    skipped: that game is simply played again."""
+    done = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                done.append(GameSummary.from_json(json.loads(line)))
+            except (json.JSONDecodeError, DuelError):
+                continue
+    return done

@@ -8,16 +8,17 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from tqdm import tqdm
 
 from duel.agents.spec import make_agent
+from duel.engine import Seat
 from duel.match import play_match
+from duel.records import GameSummary, read_games
 from duel.stats import wilson
 
 
-def _play(task: tuple[int, str, str]) -> dict[str, Any]:
+def _play(task: tuple[int, str, str]) -> GameSummary:
     seed, p1, p2 = task
     return play_match(p1, p2, seed=seed).summary()
 
@@ -37,26 +38,19 @@ class Standings:
 
     a: str
     b: str
-    games: list[dict[str, Any]] = field(default_factory=list)
+    games: list[GameSummary] = field(default_factory=list)
     # A's seat in each game: needed when A and B have the same spec (a self-play tournament).
-    seats: list[int] = field(default_factory=list)
+    seats: list[Seat] = field(default_factory=list)
 
-    def add(self, game: dict[str, Any], a_seat: int | None = None) -> None:
+    def add(self, game: GameSummary, a_seat: Seat | None = None) -> None:
         if a_seat is None:
-            a_seat = 1 if game["player1"] == self.a else 2
+            a_seat = Seat.P1 if game.specs[0] == self.a else Seat.P2
         self.games.append(game)
         self.seats.append(a_seat)
 
     def counts(self) -> tuple[int, int, int]:
-        wins = draws = losses = 0
-        for g, seat in zip(self.games, self.seats, strict=True):
-            if g["winner"] == "draw":
-                draws += 1
-            elif g["winner"] == seat:
-                wins += 1
-            else:
-                losses += 1
-        return wins, draws, losses
+        points = [g.points(seat) for g, seat in zip(self.games, self.seats, strict=True)]
+        return points.count(1.0), points.count(0.5), points.count(0.0)
 
     def report(self, wall: float | None = None) -> str:
         n = len(self.games)
@@ -66,20 +60,18 @@ class Standings:
         lo, hi = wilson(wins, n)
         slo, shi = wilson(wins + 0.5 * draws, n)
         pairs = list(zip(self.games, self.seats, strict=True))
-        a_scores = [g["scores"][seat - 1] for g, seat in pairs]
-        b_scores = [g["scores"][2 - seat] for g, seat in pairs]
+        a_scores = [g.result.total(seat) for g, seat in pairs]
+        b_scores = [g.result.total(seat.other) for g, seat in pairs]
         # Labels for the victory lines: "A" and "B" when both sides have the same spec.
         a_name, b_name = (self.a, self.b) if self.a != self.b else (f"{self.a} (A)",
                                                                      f"{self.b} (B)")
         victory: Counter[tuple[str, str]] = Counter()
         for g, seat in pairs:
-            if g["winner"] == "draw":
-                victory[("draw", g["victory"])] += 1
-            else:
-                who = a_name if g["winner"] == seat else b_name
-                victory[(who, g["victory"])] += 1
-        moves = sum(g["moves"] for g in self.games)
-        seconds = sum(g["seconds"] for g in self.games)
+            r = g.result
+            who = "draw" if r.winner is None else a_name if r.winner is seat else b_name
+            victory[(who, r.victory)] += 1
+        moves = sum(g.moves for g in self.games)
+        seconds = sum(g.seconds for g in self.games)
         lines = [
             f"{self.a} vs {self.b}: {n} games (seat-swapped pairs)",
             f"  {self.a}: {wins} wins, {draws} draws, {losses} losses",
@@ -100,20 +92,6 @@ class Standings:
         return "\n".join(lines)
 
 
-def _read_done(path: Path) -> list[dict[str, Any]]:
-    done = []
-    if path.exists():
-        for line in path.read_text().splitlines():
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                done.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue  # a line cut short by a kill: that game is simply played again
-    return done
-
-
 def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | None = None,
         progress: bool = True) -> Standings:
     """Play (or resume) a tournament; games already recorded in `out` are not replayed."""
@@ -122,20 +100,17 @@ def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | Non
     a = make_agent(a).spec
     b = make_agent(b).spec
     tasks = schedule(a, b, games, seed)
-    seats = {i: 1 if i % 2 == 0 else 2 for i in range(len(tasks))}  # A's seat in task i
+    seats = {i: Seat.P1 if i % 2 == 0 else Seat.P2 for i in range(len(tasks))}  # A's, task i
     standings = Standings(a, b)
     sink = None
     todo = list(range(len(tasks)))
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
         path = Path(out) / "games.jsonl"
-        done: dict[tuple[int, str, str], list[dict[str, Any]]] = {}
-        for g in _read_done(path):
-            try:
-                key = (int(g["seed"]), str(g["player1"]), str(g["player2"]))
-            except (KeyError, TypeError, ValueError):
-                continue
-            done.setdefault(key, []).append(g)
+        done: dict[tuple[int, str, str], list[GameSummary]] = {}
+        for g in read_games(path):
+            if g.seed is not None:
+                done.setdefault((g.seed, *g.specs), []).append(g)
         todo = []
         for i, t in enumerate(tasks):
             # By count, not presence: with A == B both games of a deal have the same key.
@@ -151,7 +126,7 @@ def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | Non
         for i, game in _results([tasks[i] for i in todo], jobs):
             standings.add(game, seats[todo[i]])
             if sink is not None:
-                sink.write(json.dumps(game) + "\n")
+                sink.write(json.dumps(game.to_json()) + "\n")
                 sink.flush()
             bar.update(1)
     finally:
@@ -174,7 +149,7 @@ def _end_partial_line(path: Path) -> None:
 
 
 def _results(tasks: list[tuple[int, str, str]], jobs: int
-             ) -> Iterator[tuple[int, dict[str, Any]]]:
+             ) -> Iterator[tuple[int, GameSummary]]:
     """(task index, game record), in the order games finish."""
     if jobs <= 1:
         for i, t in enumerate(tasks):

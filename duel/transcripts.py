@@ -34,8 +34,8 @@ from duel.engine import (
     Seat,
     new_game,
 )
-from duel.errors import TranscriptError
-from duel.records import MoveRecord, mover_view_hash, view_hash
+from duel.errors import InvalidStateError, TranscriptError
+from duel.records import GameSummary, MoveRecord, mover_view_hash, view_hash
 
 FORMAT_VERSION = 1
 DEFAULT_DIR = "transcripts"
@@ -151,16 +151,24 @@ class Transcript:
     problems: list[str] = field(default_factory=list)  # lines that could not be read, or
     # that do not belong (a cut-off last line, a stray record, a line after the result)
 
+    def spec(self, player: int) -> str | None:
+        """The agent spec the header names for player 1 or 2 (None if it names none)."""
+        players = self.header.get("players")
+        entry = players.get(str(player)) if isinstance(players, dict) else None
+        spec = entry.get("spec") if isinstance(entry, dict) else None
+        return spec if isinstance(spec, str) else None
+
 
 def read(path: str | Path) -> Transcript:
     """Parse a transcript; unreadable or stray lines are reported in `problems`, not raised
     (`check_result` then refuses the file). Raises TranscriptError only when there is no
-    header or its format version is not one this duel reads."""
+    header or its format version is not one this duel reads (`replay` checks the rest)."""
+    from duel.io import decode, parse_json, read_bytes
+
     try:
-        lines = Path(path).read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TranscriptError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
-                              ) from exc
+        lines = decode(read_bytes(str(path)), str(path)).splitlines()
+    except InvalidStateError as exc:
+        raise TranscriptError(str(exc)) from None
     header: dict[str, Any] | None = None
     moves: list[dict[str, Any]] = []
     footer: dict[str, Any] | None = None
@@ -169,9 +177,9 @@ def read(path: str | Path) -> Transcript:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            problems.append(f"line {i} is not JSON (cut off?)")
+            obj = parse_json(line, f"line {i}")
+        except InvalidStateError as exc:
+            problems.append(f"{exc} (cut off?)" if "is not JSON" in str(exc) else str(exc))
             continue
         kind = obj.get("type") if isinstance(obj, dict) else None
         if kind == "header" and header is None and i == 1:
@@ -403,3 +411,23 @@ def _check_result(t: Transcript, final: GameState) -> None:
             if f["totals"][str(s)] != totals:
                 raise TranscriptError(f"result: field totals.{s} differs from the totals of "
                                       f"the recorded LLM calls ({totals})")
+
+
+def verified_result(t: Transcript) -> Result:
+    """Re-play the whole transcript and check its footer (:func:`check_result`); the result the
+    engine gives. Raises TranscriptError at the first fact that does not match."""
+    final = initial_state(t)
+    for step in replay(t):
+        final = step.after
+    check_result(t, final)
+    return expected_result(t, final)
+
+
+def verified_summary(t: Transcript) -> GameSummary:
+    """A finished transcript as a game summary, after :func:`verified_result`."""
+    players = t.header["players"]
+    seed = t.header.get("seed")
+    return GameSummary(seed if type(seed) is int else None,
+                       (str(players["1"]["spec"]), str(players["2"]["spec"])),
+                       verified_result(t), len(t.moves),
+                       float(t.footer["seconds"]) if t.footer else 0.0)

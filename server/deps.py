@@ -11,7 +11,21 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Query, Request
 
-from server.games import GameError, GameManager, LiveGame
+from duel.engine import Seat
+from duel.errors import AuthError
+from server.live import LiveGame
+from server.manager import GameManager
+
+
+def bearer_token(authorization: str | None, query_token: str | None) -> str | None:
+    """The caller's token: `Authorization: Bearer T`, else `?token=T` (EventSource cannot set
+    headers); None if there is neither. Another scheme, or none, is an AuthError."""
+    if authorization:
+        scheme, _, value = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not value.strip():
+            raise AuthError("expected an Authorization: Bearer token")
+        return value.strip()
+    return query_token
 
 
 def manager(request: Request) -> GameManager:
@@ -24,38 +38,40 @@ Manager = Annotated[GameManager, Depends(manager)]
 
 def bearer(authorization: Annotated[str | None, Header()] = None,
            token: Annotated[str | None, Query(max_length=200)] = None) -> str | None:
-    """The caller's token: `Authorization: Bearer T`, or `?token=T` (EventSource cannot set
-    headers)."""
-    if authorization:
-        scheme, _, value = authorization.partition(" ")
-        if scheme.lower() != "bearer" or not value.strip():
-            raise GameError(401, "expected an Authorization: Bearer token")
-        return value.strip()
-    return token
+    return bearer_token(authorization, token)
 
 
 Token = Annotated[str | None, Depends(bearer)]
 
 
 def game(code: str, m: Manager) -> LiveGame:
-    """The game named in the path (404 if there is none)."""
+    """The game named in the path (GameNotFoundError if there is none)."""
     return m.get(code)
 
 
 Game = Annotated[LiveGame, Depends(game)]
 
 
-def seat(g: Game, m: Manager, token: Token) -> int:
-    """The caller's seat in the game: a token is required (401 none or unknown, 403 another
-    game's)."""
+def seat(g: Game, m: Manager, token: Token) -> Seat:
+    """The caller's seat in the game: a token is required (AuthError for none or an unknown
+    one, ForbiddenError for another game's)."""
     return m.seat_of(g.code, token)
 
 
-def viewer(g: Game, m: Manager, token: Token) -> int | None:
+def viewer(g: Game, m: Manager, token: Token) -> Seat | None:
     """The caller's seat, or None for a spectator without a token (a token given must be
     valid)."""
     return m.seat_of(g.code, token) if token else None
 
 
-Seat = Annotated[int, Depends(seat)]
-Viewer = Annotated[int | None, Depends(viewer)]
+CallerSeat = Annotated[Seat, Depends(seat)]
+Viewer = Annotated[Seat | None, Depends(viewer)]
+
+
+def check_caller(request: Request, code: str) -> Seat:
+    """What the dependencies check, for a request whose body failed validation first: the game
+    exists and the caller holds a seat in it."""
+    m = manager(request)
+    m.get(code)
+    token = bearer_token(request.headers.get("authorization"), request.query_params.get("token"))
+    return m.seat_of(code, token)

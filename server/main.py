@@ -1,4 +1,5 @@
-"""The FastAPI app: routes, storage, limits and error mapping."""
+"""The FastAPI app: routes, storage, the rate limit and the body limit; errors answer as
+server/errors.py says."""
 
 from __future__ import annotations
 
@@ -9,14 +10,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
-from starlette.exceptions import HTTPException as StarletteHTTPException
+from fastapi.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.deps import bearer
-from server.games import GameError, GameManager, token_hash
+from duel.errors import AuthError, BusyError, TooLargeError
+from server import errors
+from server.deps import bearer_token
+from server.manager import GameManager
 from server.routes import agents, games
+from server.seats import token_hash
 from server.store import open_store
 
 MAX_BODY = 64 * 1024
@@ -118,7 +120,7 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = JSONResponse({"detail": f"request body over {self.limit} bytes"}, 413)
+        response = errors.error_response(TooLargeError(f"request body over {self.limit} bytes"))
         await response(scope, receive, send)
 
 
@@ -149,49 +151,19 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400) -> Fa
         # Per seat token when a valid one is given (many bots may share an address), else per
         # address: a made-up token must not buy a fresh bucket.
         client = "addr:" + (request.client.host if request.client else "?")
-        auth = request.headers.get("authorization", "")
-        token = auth.partition(" ")[2].strip() if auth else request.query_params.get("token")
+        try:
+            token = bearer_token(request.headers.get("authorization"),
+                                 request.query_params.get("token"))
+        except AuthError:
+            token = None  # the route refuses it; here it only holds no seat
         manager: GameManager | None = getattr(request.app.state, "manager", None)
-        if token and manager is not None:
-            digest = token_hash(token)
-            if digest in manager.tokens:
-                client = "seat:" + digest
+        if token and manager is not None and manager.tokens.holds(token):
+            client = "seat:" + token_hash(token)
         if not limiter.allow(client):
-            return JSONResponse({"detail": "rate limit exceeded"}, 429,
-                                headers={"retry-after": "1"})
+            return errors.error_response(BusyError("rate limit exceeded", retry_after=1))
         return await call_next(request)
 
-    @app.exception_handler(GameError)
-    async def game_error(request: Request, exc: GameError) -> JSONResponse:
-        headers = {"www-authenticate": "Bearer"} if exc.status == 401 else \
-            {"retry-after": "1"} if exc.status == 429 else None
-        return JSONResponse({"detail": exc.detail}, exc.status, headers=headers)
-
-    @app.exception_handler(RequestValidationError)
-    async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
-        # FastAPI decodes a JSON body before it resolves the dependencies that check the game
-        # and the token; an undecodable move body still gets 404/401/403 first, like any other.
-        code = request.path_params.get("code")
-        if isinstance(code, str) and request.method == "POST":
-            try:
-                m: GameManager = request.app.state.manager
-                m.get(code)
-                token = bearer(request.headers.get("authorization"),
-                               request.query_params.get("token"))
-                m.seat_of(code, token)
-            except GameError as denied:
-                return await game_error(request, denied)
-        errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")}
-                  for e in exc.errors()]
-        return JSONResponse({"detail": errors}, 422)
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        # Starlette answers an undecodable body (not UTF-8, not JSON) with a bare 400; it is a
-        # malformed request like any other, so it gets the documented 422.
-        status = 422 if exc.status_code == 400 else exc.status_code
-        return JSONResponse({"detail": exc.detail}, status, headers=exc.headers)
-
+    errors.install(app)
     app.include_router(games.router)
     app.include_router(agents.router)
     app.add_middleware(BodyLimit, limit=MAX_BODY)

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from duel.engine import Seat
 from duel.errors import StoreError
 from duel.records import MoveRecord
 
@@ -19,15 +20,11 @@ from duel.records import MoveRecord
 class GameRow:
     code: str
     seats: list[str]  # agent spec, or "external"
-    token_hashes: dict[int, str]  # seat (1/2) -> sha256 of its bearer token
+    token_hashes: dict[Seat, str]  # external seat -> sha256 of its bearer token
     options: dict[str, Any]  # seed, deal (JSON), open_box, time_per_move, fallback
     ply: int
     over: bool
     created: float = 0.0  # seconds since the epoch
-
-
-
-
 
 
 class Store(Protocol):
@@ -88,7 +85,7 @@ class SQLiteStore:
             self._db.execute(
                 "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (row.code, row.created or time.time(), json.dumps(row.seats),
-                 json.dumps({str(k): v for k, v in row.token_hashes.items()}),
+                 json.dumps({str(k.player): v for k, v in row.token_hashes.items()}),
                  json.dumps(row.options), row.ply, int(row.over), json.dumps(view)))
 
     def games(self) -> list[GameRow]:
@@ -96,7 +93,8 @@ class SQLiteStore:
             rows = self._db.execute(
                 "SELECT code, seats, tokens, options, ply, over, created FROM games "
                 "ORDER BY created").fetchall()
-        return [GameRow(code, json.loads(seats), {int(k): v for k, v in json.loads(tok).items()},
+        return [GameRow(code, json.loads(seats),
+                        {Seat.of_player(int(k)): v for k, v in json.loads(tok).items()},
                         json.loads(opts), ply, bool(over), created)
                 for code, seats, tok, opts, ply, over, created in rows]
 

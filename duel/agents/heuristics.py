@@ -17,7 +17,7 @@ from duel.engine.data import (
     THEOLOGY,
     URBANISM,
 )
-from duel.engine.state import DRAW, GAME_END, GameState, PlayerState
+from duel.engine.state import GAME_END, GameState, PlayerState
 
 WIN = 1000.0
 # Targets of chains: a card whose chain-out building is still to come is worth a little more.
@@ -67,9 +67,7 @@ def _city(state: GameState, seat: int) -> float:
 def evaluate(state: GameState, seat: int) -> float:
     """How good `state` is for `seat` (positive: better than the opponent's)."""
     if state.step == GAME_END:
-        if state.winner == DRAW:
-            return 0.0
-        return WIN if state.winner == seat else -WIN
+        return WIN * (2 * state.points(seat) - 1)
     pos = state.military if seat == 0 else -state.military
     military = state.military_vp(seat) - state.military_vp(1 - seat)
     # Pawn pressure: each step matters more near a capital.

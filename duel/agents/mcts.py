@@ -27,7 +27,7 @@ from typing import Any
 from duel.agents.base import Decision
 from duel.engine import InfoSet, Move
 from duel.engine.moves import DISCARD
-from duel.engine.state import DRAW, GAME_END, GameState
+from duel.engine.state import GAME_END, GameState
 
 
 class Node:
@@ -65,10 +65,7 @@ def rollout(state: GameState, rng: random.Random, policy: str, build_bias: float
 def outcome(state: GameState, margin: float) -> tuple[float, float]:
     """Rewards of seats 0 and 1: 1 for a win, 0.5 a draw, 0 a loss; `margin` > 0 mixes in the
     score difference, which separates otherwise equal lines when few iterations are left."""
-    if state.winner == DRAW:
-        r0 = 0.5
-    else:
-        r0 = 1.0 if state.winner == 0 else 0.0
+    r0 = state.points(0)
     if margin:
         diff = state.score(0)["TOTAL"] - state.score(1)["TOTAL"]
         bonus = margin * max(-1.0, min(1.0, diff / 20.0))

@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from duel.agents.base import Decision
 from duel.agents.heuristics import WIN, evaluate
-from duel.engine import InfoSet, Move
+from duel.engine import InfoSet, Move, Seat
 from duel.engine.data import CARDS, LAW, SCALE, STRATEGY, THEOLOGY
 from duel.engine.layout import COVERS
 from duel.engine.moves import (
@@ -120,7 +120,8 @@ def preferences(state: GameState, moves: Sequence[Move]
         scores = {m: -float(rank.index(m.wonder)) for m in moves}
         return scores, [max(moves, key=scores.__getitem__)], "wonder ranking"
     if kind == CHOOSE_STARTING_PLAYER:
-        scores = {m: 0.0 if m.player_number == seat + 1 else -TIER for m in moves}
+        scores = {m: 0.0 if m.player_number == Seat.of_index(seat).player else -TIER
+                  for m in moves}
         return scores, [m for m in moves if scores[m] == 0.0], "start the Age"
     if state.step != PLAY_CARD:
         return {m: _value_after(state, seat, m) for m in moves}, moves, "best after the move"

@@ -11,10 +11,9 @@ Typical use::
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 
+from .codes import deal_code
 from .data import CARD_IDS, CARD_NAMES, CARDS, TOKEN_NAMES, WONDER_NAMES, WONDERS
 from .deal import Deal
 from .infoset import InfoSet, state_from_view
@@ -34,7 +33,6 @@ from .view import seat_view
 # Bumped whenever a view or a rule changes, so that replaying an older transcript explains
 # its mismatch. 2: the wonders out of the game show from the draft's round 2.
 RULES_VERSION = "2"
-_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
 
 
 def new_game(seed: int | None = None, *, rng: random.Random | None = None,
@@ -49,12 +47,6 @@ def new_game(seed: int | None = None, *, rng: random.Random | None = None,
     if code is None:
         code = deal_code(deal)
     return GameState(deal, open_box=open_box, code=code)
-
-
-def deal_code(deal: Deal) -> str:
-    """The game code: 8 characters that depend on the deal only, so a replay shows the same."""
-    digest = hashlib.sha256(json.dumps(deal.to_json(), sort_keys=True).encode()).digest()
-    return "".join(_CODE_ALPHABET[b % len(_CODE_ALPHABET)] for b in digest[:8])
 
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Static game data: every card, wonder and progress token of the base game.
 
 Names are the rules prompt's spellings (``BRICK``, ``ALTER``, ``POSTRUM``...). Values follow the
-printed cards (see ``shared/rules/rules-reference.md``): ``CLAY_RESERVE`` costs 3 coins and ``PORT``
+printed cards (``docs/rules.md`` ruling 1): ``CLAY_RESERVE`` costs 3 coins and ``PORT``
 is worth 3 VP, whatever the prompt says. Everything is indexed by small ints so the hot path works
 on tuples and bitmasks; the name tables map back and forth.
 """

@@ -1,4 +1,4 @@
-"""A deal: all the randomness of one game, drawn at setup (format in DECISIONS.md)."""
+"""A deal: all the randomness of one game, drawn at setup (format in docs/deal-format.md)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from .moves import InvalidStateError
 
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """Ids of wonders, tokens and cards, in the orders DECISIONS.md gives."""
+    """Ids of wonders, tokens and cards, in the orders docs/deal-format.md gives."""
 
     wonder_draft: tuple[int, ...]  # 8: 4 for round 1, then 4 for round 2
     wonders_out: tuple[int, ...]  # 4

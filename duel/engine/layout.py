@@ -1,6 +1,6 @@
 """Card structures of the three Ages, in the prompt's slot indexing (left to right, top to bottom).
 
-Tables come from rules-reference.md section 5. ``COVERED_BY[age][slot]`` lists the slots lying on
+Tables as in docs/rules.md §5. ``COVERED_BY[age][slot]`` lists the slots lying on
 top of ``slot``; ``COVERS`` is its inverse, used to free cards when a slot is taken.
 """
 

@@ -1,4 +1,4 @@
-"""What a construction costs: the minimum coins over every way to pay (DECISIONS.md ruling 9)."""
+"""What a construction costs: the minimum coins over every way to pay (docs/rules.md ruling 9)."""
 
 from __future__ import annotations
 

@@ -24,6 +24,15 @@ VICTORY_KINDS: Final = (VICTORY_MILITARY, VICTORY_SCIENCE, VICTORY_CIVILIAN, VIC
 DRAW_LABEL: Final = "draw"
 
 
+def points_of(winner: int, seat: int) -> float:
+    """The score of engine seat index `seat` (0/1) when `winner` is a seat index or -2 (a
+    draw): 1, 1/2 or 0. The one place a winner becomes a score; ints, for the search's hot
+    path (`GameState.points`); :meth:`Result.points` says the same for a `Seat`."""
+    if winner < 0:
+        return 0.5
+    return 1.0 if winner == seat else 0.0
+
+
 @dataclass(frozen=True)
 class Result:
     """A finished game. `winner` is None for a shared victory (a draw), which is not a seat."""
@@ -59,9 +68,7 @@ class Result:
 
     def points(self, seat: Seat) -> float:
         """The game's score for `seat`: 1 for a win, 1/2 for a draw, 0 for a loss."""
-        if self.winner is None:
-            return 0.5
-        return 1.0 if self.winner is seat else 0.0
+        return points_of(-2 if self.winner is None else self.winner.index, seat.index)
 
     def score(self, seat: Seat) -> Mapping[str, int]:
         return self.scores[seat.index]

@@ -73,7 +73,7 @@ from .moves import (
     Move,
 )
 from .pricing import trade_cost
-from .result import VICTORY_CIVILIAN, VICTORY_MILITARY, VICTORY_SCIENCE, Result
+from .result import VICTORY_CIVILIAN, VICTORY_MILITARY, VICTORY_SCIENCE, Result, points_of
 from .seat import Seat
 
 # Steps (ints inside, the prompt's names outside).
@@ -710,7 +710,7 @@ class GameState:
         return 10
 
     def score(self, seat: int) -> dict[str, int]:
-        """The score breakdown of DECISIONS.md for `seat`, as it stands now."""
+        """The score breakdown (docs/rules.md §10) for `seat`, as it stands now."""
         p = self.players[seat]
         o = self.players[1 - seat]
         by_color = [0] * 7
@@ -749,6 +749,10 @@ class GameState:
     def scores(self) -> tuple[dict[str, int], dict[str, int]]:
         """Both cities' score breakdowns as they stand now (player 1's, then player 2's)."""
         return self.score(0), self.score(1)
+
+    def points(self, seat: int) -> float:
+        """Once the game is over, the score of seat index `seat`: 1 win, 1/2 draw, 0 loss."""
+        return points_of(self.winner, seat)
 
     def result(self) -> Result | None:
         """None while the game goes on, else who won, how, and both score breakdowns."""

@@ -84,7 +84,7 @@ def seat_view(state: GameState, swapped: bool = False) -> dict[str, Any]:
                                   "isActive": bool((state.accessible >> slot) & 1)}
     # Sorted, so that the order of the box (the Great Library's draws) never shows. The wonders
     # out of the game show only once the draft's second round is revealed: during round 1 they
-    # would name round 2's four wonders by elimination (DECISIONS: those stay hidden until then).
+    # would name round 2's four wonders by elimination (docs/state-format.md: hidden until then).
     show_out = state.open_box and (state.step != WONDER_SELECTION or state.draft_pick >= 4)
     unavailable_wonders = [WONDER_NAMES[w] for w in sorted(state.deal.wonders_out)] \
         if show_out else []

@@ -164,6 +164,15 @@ def _card_vector(card: int) -> np.ndarray:
 CARD_VECTORS: Final = tuple(_card_vector(c) for c in range(N_CARDS))
 
 
+def _many_hot(out: np.ndarray, i: int, names: list[str], index: dict[str, int],
+              size: int) -> int:
+    """Mark each named thing in the block of `size` slots starting at `i`; the next block's
+    start."""
+    for name in names:
+        out[i + index[name]] = 1.0
+    return i + size
+
+
 def encode_view(view: dict[str, Any]) -> np.ndarray:
     """The observation of a view (float32, shape (OBS_SIZE,)). The seat the view is for is the
     one to move or, at the end, the view's player2; features are ordered "player2 then player1"
@@ -191,26 +200,14 @@ def encode_view(view: dict[str, Any]) -> np.ndarray:
                 "loot5Player1Available"):
         out[i] = 1.0 if mil[key] else 0.0
         i += 1
-    for name in view["tokensAvailable"]:
-        out[i + TOKEN_INDEX[name]] = 1.0
-    i += N_TOKENS
-    for name in view["tokensFromUnavailable"]:
-        out[i + TOKEN_INDEX[name]] = 1.0
-    i += N_TOKENS
+    i = _many_hot(out, i, view["tokensAvailable"], TOKEN_INDEX, N_TOKENS)
+    i = _many_hot(out, i, view["tokensFromUnavailable"], TOKEN_INDEX, N_TOKENS)
     # The box: the Great Library's draw pool (known with the open box).
-    for name in view["tokensUnavailable"]:
-        out[i + TOKEN_INDEX[name]] = 1.0
-    i += N_TOKENS
-    for name in view["wondersAvailable"]:
-        out[i + WONDER_IDS[name]] = 1.0
-    i += N_WONDERS
+    i = _many_hot(out, i, view["tokensUnavailable"], TOKEN_INDEX, N_TOKENS)
+    i = _many_hot(out, i, view["wondersAvailable"], WONDER_IDS, N_WONDERS)
     # Out of the game: the draft's second round (open box) and the wonder lost to the 7th.
-    for name in view["wondersUnavailable"]:
-        out[i + WONDER_IDS[name]] = 1.0
-    i += N_WONDERS
-    for name in view["discardedCards"]:
-        out[i + CARD_IDS[name]] = 1.0
-    i += N_CARDS
+    i = _many_hot(out, i, view["wondersUnavailable"], WONDER_IDS, N_WONDERS)
+    i = _many_hot(out, i, view["discardedCards"], CARD_IDS, N_CARDS)
     out[i] = len(view["discardedCards"]) / DISCARD_SCALE
     i += 1
     # Players: player2 (the seat) first.

@@ -327,7 +327,8 @@ class DuelEnv(gym.Env[dict[str, Any], np.int64]):
         while not self.state.is_terminal() and self.state.current_player != self.learner:
             move, _, resigned = decide(self.opponent, self.state, self._opponent_rng)
             if resigned:
-                self._forfeit = forfeit_result(self.state, 3 - self.learner)
+                opponent = Seat.of_player(self.learner).other
+                self._forfeit = forfeit_result(self.state, opponent.player)
                 break
             self.state.play(move)
         self._done = self.state.is_terminal() or self._forfeit is not None
@@ -432,14 +433,14 @@ class DuelAECEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any) to my
         self.state.play(move)
         result = self.state.result()
         if result is None:
-            self.agent_selection = AGENTS[self.state.current_player - 1]
+            self.agent_selection = AGENTS[self.state.current]
         else:
             for a in self.agents:
                 self.rewards[a] = float(outcome(result, AGENTS.index(a) + 1))
                 self.terminations[a] = True
                 self.infos[a] = {"result": self.state.result()}
             # The mover's opponent collects its final reward first, then the mover.
-            self.agent_selection = AGENTS[2 - seat]
+            self.agent_selection = AGENTS[Seat.of_player(seat).other.index]
         self._accumulate_rewards()
 
     def render(self) -> None:

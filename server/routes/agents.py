@@ -9,13 +9,12 @@ from typing import Any
 from fastapi import APIRouter
 
 from duel.agents.spec import make_agent
-from duel.engine import DuelError, InfoSet
-from duel.engine.perspective import Perspective
-from duel.errors import SpecError
+from duel.engine import InfoSet, Perspective
+from duel.errors import IllegalMoveError, InvalidStateError
 from duel.schemas import schema_error
+from server.budget import check_budget
 from server.deps import Manager
-from server.games import GameError, check_budget
-from server.routes.games import ERRORS
+from server.errors import ERRORS
 from server.schemas import AgentMoveIn, AgentMoveOut
 
 router = APIRouter(prefix="/agents", tags=["agents"])
@@ -43,33 +42,23 @@ async def agent_move(body: AgentMoveIn, m: Manager) -> AgentMoveOut:
     inconsistent is refused with 422 naming the problem."""
     problem = schema_error("state", body.state)
     if problem:
-        raise GameError(422, problem)
+        raise InvalidStateError(problem)
     state_json = tolerate_reference_quirks(body.state)
-    try:
-        agent = make_agent(body.agent)
-        check_budget(agent)
-        info = InfoSet.from_view(state_json)
-        state = info.sample(random.Random(0))
-    except (SpecError, DuelError) as exc:
-        raise GameError(422, str(exc)) from None
+    check_budget(body.agent)
+    agent = make_agent(body.agent)
+    info = InfoSet.from_view(state_json)
+    state = info.sample(random.Random(0))
     legal = state.legal_moves()
     if not legal:
-        raise GameError(422, "the game is over: there is no move to make")
-    if m.asking >= m.max_asking:
-        raise GameError(429, f"busy: {m.asking} agent moves are being searched; retry later")
+        raise InvalidStateError("the game is over: there is no move to make")
     # Every agent plays as player2, as the prompt says (and as in matches): when player 1 is to
     # move, it sees the state relabelled and its answer is mapped back to the state's labels.
     mover = Perspective.to_move(state)
     view = mover.view(state) if mover.swapped else state_json
     shown = mover.moves_out(legal)
-    m.asking += 1
-    try:
+    with m.searches.slot():
         decision = await m.think(agent.choose, view, shown, random.Random(0))
-    except DuelError as exc:  # a state the agent's own reading refuses
-        raise GameError(422, str(exc)) from None
-    finally:
-        m.asking -= 1
     if decision.move not in shown:
-        raise GameError(422, f"agent {body.agent!r} found no legal move in this state")
+        raise IllegalMoveError(f"agent {body.agent!r} found no legal move in this state")
     data = mover.move_in(decision.move).to_json()
     return AgentMoveOut(move=data["move"], moveData=data["moveData"], details=decision.details)

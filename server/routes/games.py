@@ -11,13 +11,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from sse_starlette.sse import EventSourceResponse
 
-from duel.engine import DuelError
-from duel.errors import SpecError
+from duel.errors import InvalidStateError, UsageError
 from duel.schemas import move_schema_error, schema_error
-from server.deps import Game, Manager, Seat, Viewer
-from server.games import GameError
+from duel.transcripts import render_line
+from server.deps import CallerSeat, Game, Manager, Viewer
+from server.errors import ERRORS
+from server.moves import malformed
 from server.schemas import (
-    ErrorOut,
     GameCreate,
     GameCreated,
     MoveAccepted,
@@ -28,10 +28,6 @@ from server.schemas import (
 )
 
 router = APIRouter(prefix="/games", tags=["games"])
-ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorOut}, 403: {"model": ErrorOut}, 404: {"model": ErrorOut},
-    409: {"model": ErrorOut}, 413: {"model": ErrorOut}, 422: {"model": ErrorOut},
-    429: {"model": ErrorOut}}
 
 
 @router.post("", status_code=201, response_model=GameCreated, responses=ERRORS)
@@ -39,16 +35,13 @@ async def create_game(body: GameCreate, m: Manager) -> GameCreated:
     """Seats are agent specs or "external"; each external seat gets a bearer token (shown once)."""
     seats = [body.player1.strip(), body.player2.strip()]
     if body.deal is not None and body.seed is not None:
-        raise GameError(422, "give a seed or a deal, not both")
+        raise UsageError("give a seed or a deal, not both")
     if body.deal is not None:
         problem = schema_error("deal", body.deal)
         if problem:
-            raise GameError(422, problem)
-    try:
-        game, tokens = await m.create(seats, body.seed, body.deal, body.open_box,
-                                      body.time_per_move, body.fallback)
-    except (SpecError, DuelError, ValueError) as exc:
-        raise GameError(422, str(exc)) from None
+            raise InvalidStateError(problem)
+    game, tokens = await m.create(seats, body.seed, body.deal, body.open_box,
+                                  body.time_per_move, body.fallback)
     return GameCreated(code=game.code, tokens=tokens, state=game.view_for(None))
 
 
@@ -60,7 +53,7 @@ async def get_state(code: str, game: Game, seat: Viewer) -> dict[str, Any]:
 
 
 @router.get("/{code}/moves", response_model=MovesOut, responses=ERRORS)
-async def get_moves(code: str, game: Game, seat: Seat, m: Manager) -> MovesOut:
+async def get_moves(code: str, game: Game, seat: CallerSeat, m: Manager) -> MovesOut:
     """The caller's legal moves with their prices (empty when it is not the caller's turn)."""
     legal = m.legal_for(game, seat)
     return MovesOut(ply=game.state.ply, yourTurn=bool(legal),
@@ -68,7 +61,7 @@ async def get_moves(code: str, game: Game, seat: Seat, m: Manager) -> MovesOut:
 
 
 @router.post("/{code}/moves", response_model=MoveAccepted, responses=ERRORS)
-async def post_move(code: str, game: Game, seat: Seat, body: MoveIn, m: Manager
+async def post_move(code: str, game: Game, seat: CallerSeat, body: MoveIn, m: Manager
                     ) -> MoveAccepted:
     """The prompt's move JSON plus `ply` (the number of moves already played), so a retried
     request is applied once: the retry finds the ply taken and gets 409, saying whether its
@@ -76,7 +69,7 @@ async def post_move(code: str, game: Game, seat: Seat, body: MoveIn, m: Manager
     move_json = {"move": body.move, "moveData": body.moveData}
     problem = move_schema_error(move_json)
     if problem:
-        raise GameError(422, {"error": "malformed move", "reason": problem})
+        raise malformed(problem)
     ply, state = await m.submit(game, seat, move_json, body.ply)
     return MoveAccepted(ply=ply, state=state)
 
@@ -133,7 +126,7 @@ async def transcript(code: str, game: Game, m: Manager) -> PlainTextResponse:
     """The game's transcript (JSON lines, the match runner's format) once it is over (409
     before)."""
     lines = await m.transcript(game)
-    return PlainTextResponse("".join(json.dumps(line) + "\n" for line in lines),
+    return PlainTextResponse("".join(render_line(line) for line in lines),
                              media_type="application/x-ndjson")
 
 

@@ -416,24 +416,26 @@ def test_tournament_specs_are_normalised_and_self_play_keeps_both_seats(tmp_path
     # find both, and A is player 1 in one and player 2 in the other.
     out = tmp_path / "self"
     first = run("rule", "rule", 4, seed=2, out=str(out), progress=False)
-    assert first.seats == [1, 2, 1, 2]
+    assert [s.player for s in first.seats] == [1, 2, 1, 2]
     again = run("rule", "rule", 4, seed=2, out=str(out), progress=False)
     assert len((out / "games.jsonl").read_text().splitlines()) == 4
-    assert again.counts() == first.counts() and sorted(again.seats) == [1, 1, 2, 2]
+    assert again.counts() == first.counts()
+    assert sorted(s.player for s in again.seats) == [1, 1, 2, 2]
     wins, draws, losses = again.counts()
     assert wins == losses  # the same deterministic game, once from each side
     assert "rule (A) won by" in again.report()
 
 
 def test_tournament_report_counts_draws_and_forfeits() -> None:
+    from duel.records import GameSummary
     from duel.tournament import Standings
 
     s = Standings("a", "b")
     base = {"player1": "a", "player2": "b", "scores": [50, 40], "moves": 60, "seconds": 1.0}
-    s.add({**base, "seed": 0, "winner": 1, "victory": "science"})
-    s.add({**base, "seed": 0, "player1": "b", "player2": "a", "winner": "draw",
-           "victory": "civilian"})
-    s.add({**base, "seed": 1, "winner": 2, "victory": "forfeit"})
+    s.add(GameSummary.from_json({**base, "seed": 0, "winner": 1, "victory": "science"}))
+    s.add(GameSummary.from_json({**base, "seed": 0, "player1": "b", "player2": "a",
+                                 "winner": "draw", "victory": "civilian"}))
+    s.add(GameSummary.from_json({**base, "seed": 1, "winner": 2, "victory": "forfeit"}))
     assert s.counts() == (1, 1, 1)
     report = s.report()
     assert "a: 1 wins, 1 draws, 1 losses" in report

@@ -1,10 +1,10 @@
 """The structure, the end of an Age, who starts the next one, discarding, yellow and guild coins,
 and end-of-game scoring.
 
-Sources: rules-reference.md sections 1.3-1.4 (yellow cards, guilds), 5 (structures, reveal),
-6 (discard), 9 (end of an Age), 10 (scoring); section 11 rows "Start of Age II/III", "Play again on
+Sources: docs/rules.md §1.3-§1.4 (yellow cards, guilds), §5 (structures, reveal),
+§6 (discard), §9 (end of an Age), §10 (scoring); §11 rows "Start of Age II/III", "Play again on
 the last card of an Age", "Guild city with most", "Shipowners", "Discard", "Lighthouse",
-"Tie-break"; DECISIONS.md rulings 1, 4, 5 and 10.
+"Tie-break"; docs/rules.md rulings 1, 4, 5 and 10.
 """
 
 import pytest
@@ -40,7 +40,7 @@ def last_card_of_age(age, **kw):
 
 # ---------------------------------------------------------------- who starts Ages II and III
 def test_pawn_on_player_2s_side_player_2_chooses_who_starts():
-    """DECISIONS 4 / checklist "Start of Age II/III": the weaker player (pawn > 0: player 2)
+    """docs/rules.md ruling 4 / §11 "Start of Age II/III": the weaker player (pawn > 0: player 2)
     chooses, even though player 1 took the last card; either player may be chosen."""
     s = last_card_of_age(1, military=1, current=1)
     s = play(s, discard(19))
@@ -54,7 +54,7 @@ def test_pawn_on_player_2s_side_player_2_chooses_who_starts():
 
 
 def test_pawn_on_player_1s_side_player_1_chooses_who_starts():
-    """DECISIONS 4: pawn < 0: player 1 is weaker and chooses, though player 2 took the last card."""
+    """docs/rules.md ruling 4: pawn < 0: player 1 is weaker and chooses, though player 2 took the last card."""
     s = last_card_of_age(1, military=-2, current=2)
     s = play(s, discard(19))
     assert s.step_name == "CHOOSE_STARTING_PLAYER" and s.current_player == 1
@@ -64,7 +64,7 @@ def test_pawn_on_player_1s_side_player_1_chooses_who_starts():
 
 @pytest.mark.parametrize("last", [1, 2])
 def test_pawn_at_zero_the_player_who_took_the_last_card_chooses(last):
-    """DECISIONS 4: pawn at 0: the player who took the last card of the Age chooses."""
+    """docs/rules.md ruling 4: pawn at 0: the player who took the last card of the Age chooses."""
     s = last_card_of_age(1, military=0, current=last)
     s = play(s, discard(19))
     assert s.step_name == "CHOOSE_STARTING_PLAYER" and s.current_player == last
@@ -74,7 +74,7 @@ def test_pawn_at_zero_the_player_who_took_the_last_card_chooses(last):
 
 @pytest.mark.parametrize("first", [1, 2])
 def test_pawn_at_zero_the_taker_of_the_last_card_chooses_not_the_first_to_move(first):
-    """DECISIONS 4: pawn at 0: the player who took the Age's last card chooses, here the other
+    """docs/rules.md ruling 4: pawn at 0: the player who took the Age's last card chooses, here the other
     player than the one to move when the position was set up (two cards left, one each)."""
     s = position(age=1, pyramid={18: "LUMBER_YARD", 19: "QUARRY"}, current=first)
     s = play(s, discard(19), discard(18))
@@ -83,7 +83,7 @@ def test_pawn_at_zero_the_taker_of_the_last_card_chooses_not_the_first_to_move(f
 
 
 def test_start_player_is_decided_after_the_last_cards_shields():
-    """DECISIONS 4: the pawn's position after the last card's effects counts: a Guard Tower taken
+    """docs/rules.md ruling 4: the pawn's position after the last card's effects counts: a Guard Tower taken
     last at 0 moves the pawn to +1, so player 2 chooses."""
     s = last_card_of_age(1, card="GUARD_TOWER", military=0, current=1)
     s = play(s, build(19))
@@ -92,7 +92,7 @@ def test_start_player_is_decided_after_the_last_cards_shields():
 
 
 def test_start_of_age_3_weaker_player_chooses():
-    """DECISIONS 4 applies to Age III as well."""
+    """docs/rules.md ruling 4 applies to Age III as well."""
     s = last_card_of_age(2, military=-1, current=2)
     s = play(s, discard(19))
     assert s.age == 3 and s.step_name == "CHOOSE_STARTING_PLAYER" and s.current_player == 1
@@ -101,7 +101,7 @@ def test_start_of_age_3_weaker_player_chooses():
 
 
 def test_start_player_wrong_step_is_illegal():
-    """DECISIONS "Moves": CHOOSE_STARTING_PLAYER is only a move of its own step."""
+    """docs/state-format.md "Steps": CHOOSE_STARTING_PLAYER is only a move of its own step."""
     s = last_card_of_age(1)
     with pytest.raises(IllegalMoveError, match="not a move of step PLAY_CARD"):
         s.apply(start(1))
@@ -112,7 +112,7 @@ def test_start_player_wrong_step_is_illegal():
 
 # ---------------------------------------------------------------- play again at the end of an Age
 def test_play_again_with_the_last_card_of_an_age_is_lost():
-    """DECISIONS 5 / checklist "Play again on the last card": lost. Player 1 builds the Sphinx with
+    """docs/rules.md ruling 5 / §11 "Play again on the last card": lost. Player 1 builds the Sphinx with
     the last Age I card while ahead: player 2 (weaker) chooses who starts Age II."""
     s = last_card_of_age(1, military=1, current=1,
                          p1={"coins": 20, "wonders": ["THE_SPHINX"]})
@@ -124,7 +124,7 @@ def test_play_again_with_the_last_card_of_an_age_is_lost():
 
 
 def test_play_again_lost_at_zero_the_builder_only_chooses():
-    """DECISIONS 5: with the pawn at 0 the builder of the last card chooses who starts (a choice,
+    """docs/rules.md ruling 5: with the pawn at 0 the builder of the last card chooses who starts (a choice,
     not an extra turn); choosing the opponent gives the opponent the first turn."""
     s = last_card_of_age(2, military=0, current=1,
                          p1={"cards": RICH, "wonders": ["THE_HANGING_GARDENS"]})
@@ -139,7 +139,7 @@ def test_play_again_lost_at_zero_the_builder_only_chooses():
                                                  ("THE_PYRAMIDS", ["THEOLOGY"])])
 def test_play_again_with_the_last_card_is_not_carried_into_the_next_age(age, chosen, wonder_name,
                                                                         tokens_):
-    """DECISIONS 5 / checklist "Play again on the last card": the extra turn is lost, not kept for
+    """docs/rules.md ruling 5 / §11 "Play again on the last card": the extra turn is lost, not kept for
     later: whoever starts the next Age plays one card, then the turn passes."""
     s = last_card_of_age(age, military=0, current=1,
                          p1={"cards": RICH if age == 2 else [], "coins": 20,
@@ -153,7 +153,7 @@ def test_play_again_with_the_last_card_is_not_carried_into_the_next_age(age, cho
 
 
 def test_theology_play_again_with_the_last_card_is_lost_too():
-    """DECISIONS 5 with THEOLOGY."""
+    """docs/rules.md ruling 5 with THEOLOGY."""
     s = last_card_of_age(1, military=-1, current=2,
                          p2={"coins": 20, "tokens": ["THEOLOGY"], "wonders": ["THE_PYRAMIDS"]})
     s = play(s, wonder(19, "THE_PYRAMIDS"))
@@ -161,7 +161,7 @@ def test_theology_play_again_with_the_last_card_is_lost_too():
 
 
 def test_play_again_with_the_last_card_of_age_3_ends_the_game():
-    """rules-reference 9: the Age III structure emptying ends the game."""
+    """docs/rules.md §9: the Age III structure emptying ends the game."""
     s = last_card_of_age(3, p1={"cards": RICH, "wonders": ["THE_SPHINX"]})
     s = play(s, wonder(19, "THE_SPHINX"))
     assert s.is_terminal() and s.result().victory == "civilian"
@@ -169,7 +169,7 @@ def test_play_again_with_the_last_card_of_age_3_ends_the_game():
 
 # ---------------------------------------------------------------- the last card's pending choice
 def test_pair_with_the_last_card_of_an_age_is_resolved_before_the_age_ends():
-    """rules-reference 8/9: the last card's token choice is resolved first, then the next Age."""
+    """docs/rules.md §8/§9: the last card's token choice is resolved first, then the next Age."""
     s = last_card_of_age(2, card="SCHOOL", military=0, current=1, board=["PHILOSOPHY"],
                          p1={"cards": ["APOTHECARY", "LUMBER_YARD", "PRESS", "DRYING_ROOM"]})
     s = play(s, build(19))
@@ -179,7 +179,7 @@ def test_pair_with_the_last_card_of_an_age_is_resolved_before_the_age_ends():
 
 
 def test_pair_with_the_last_card_of_age_3_is_resolved_before_scoring():
-    """rules-reference 8/9: the token taken with the last card of Age III counts in the score."""
+    """docs/rules.md §8/§9: the token taken with the last card of Age III counts in the score."""
     s = last_card_of_age(3, card="STUDY", current=1, board=["PHILOSOPHY"],
                          p1={"cards": ["ACADEMY", "LUMBER_YARD", "SAWMILL", "GLASSWORKS",
                                        "PRESS"]})
@@ -191,7 +191,7 @@ def test_pair_with_the_last_card_of_age_3_is_resolved_before_scoring():
 
 
 def test_destroy_with_the_last_card_of_an_age_is_resolved_before_the_age_ends():
-    """rules-reference 9: an Age ends once the last card's effects (destroy) are resolved."""
+    """docs/rules.md §9: an Age ends once the last card's effects (destroy) are resolved."""
     s = last_card_of_age(2, military=3, current=1, loot={"loot2Player2Available": False},
                          p1={"coins": 30, "wonders": ["CIRCUS_MAXIMUS"]},
                          p2={"cards": ["GLASSWORKS"]})
@@ -203,7 +203,7 @@ def test_destroy_with_the_last_card_of_an_age_is_resolved_before_the_age_ends():
 
 # ---------------------------------------------------------------- structures and reveals
 def test_age_2_structure_is_laid_out_with_rows_2_and_4_face_down():
-    """rules-reference 5.2: Age II: 20 cards, only 18 and 19 accessible, rows 2 and 4 (slots 6-10,
+    """docs/rules.md §5.2: Age II: 20 cards, only 18 and 19 accessible, rows 2 and 4 (slots 6-10,
     15-17) face down."""
     s = play(last_card_of_age(1, current=1), discard(19))
     pyr = seat_view(s)["visiblePyramid"]
@@ -219,7 +219,7 @@ def test_age_2_structure_is_laid_out_with_rows_2_and_4_face_down():
 
 
 def test_age_3_structure_shows_guild_backs_for_face_down_guilds():
-    """rules-reference 5.3 / DECISIONS "JSON state": Age III: rows 2, 4, 6 face down (slots 2-4,
+    """docs/rules.md §5.3 / docs/state-format.md "Structure": Age III: rows 2, 4, 6 face down (slots 2-4,
     9-10, 15-17), a face-down guild shows GUILD_BACK; 3 guilds in the structure."""
     for seed in range(6):
         s = play(last_card_of_age(2, seed=seed), discard(19))
@@ -236,7 +236,7 @@ def test_age_3_structure_shows_guild_backs_for_face_down_guilds():
 
 
 def test_age_3_removing_9_frees_5_and_6():
-    """rules-reference 5.3: card 9 alone covers 5 and 6; rows 3 and 5 do not overlap."""
+    """docs/rules.md §5.3: card 9 alone covers 5 and 6; rows 3 and 5 do not overlap."""
     s = position(age=3, pyramid={5: "PALACE", 6: "OBELISK", 9: "ACADEMY", 7: "STUDY",
                                  8: "ARSENAL", 10: "PRETORIUM"}, p1={"coins": 20})
     assert sorted(s.accessible_slots()) == [9, 10]
@@ -245,14 +245,14 @@ def test_age_3_removing_9_frees_5_and_6():
 
 
 def test_covered_card_cannot_be_taken():
-    """rules-reference 5: a card is accessible once every card covering it has been taken."""
+    """docs/rules.md §5: a card is accessible once every card covering it has been taken."""
     s = position(age=2, pyramid={17: BACK, 18: "COURTHOUSE", 19: "POSTRUM"})
     with pytest.raises(IllegalMoveError, match="covered by slot"):
         s.apply(discard(17))
 
 
 def test_face_down_card_is_revealed_only_after_the_token_choice():
-    """rules-reference 5: a freed face-down card is turned face up after the action, including any
+    """docs/rules.md §5: a freed face-down card is turned face up after the action, including any
     pending choice, is fully resolved."""
     s = position(age=2, pyramid={17: BACK, 18: "COURTHOUSE", 19: "SCHOOL"}, board=["PHILOSOPHY"],
                  p1={"cards": ["APOTHECARY", "LUMBER_YARD", "PRESS", "DRYING_ROOM"]})
@@ -266,7 +266,7 @@ def test_face_down_card_is_revealed_only_after_the_token_choice():
 
 
 def test_face_down_card_is_revealed_only_after_the_destroy_choice():
-    """rules-reference 5: the reveal waits for the destroy choice too."""
+    """docs/rules.md §5: the reveal waits for the destroy choice too."""
     s = position(age=2, pyramid={17: BACK, 18: "COURTHOUSE", 19: "POSTRUM"},
                  p1={"coins": 30, "wonders": ["THE_STATUE_OF_ZEUS"]}, p2={"cards": ["QUARRY"]})
     hidden = CARDS[s.pyramid[17]].name
@@ -277,7 +277,7 @@ def test_face_down_card_is_revealed_only_after_the_destroy_choice():
 
 
 def test_face_down_card_is_revealed_before_the_play_again_turn():
-    """rules-reference 5: a play-again turn starts after the reveal."""
+    """docs/rules.md §5: a play-again turn starts after the reveal."""
     s = position(age=2, pyramid={17: BACK, 18: "COURTHOUSE", 19: "POSTRUM"},
                  p1={"cards": RICH, "wonders": ["THE_SPHINX"]})
     hidden = CARDS[s.pyramid[17]].name
@@ -306,7 +306,7 @@ def test_discard_with_no_yellow_card_gives_2():
 
 
 def test_any_accessible_card_can_be_discarded_even_unaffordable():
-    """rules-reference 6: discarding is always possible."""
+    """docs/rules.md §6: discarding is always possible."""
     s = position(age=3, pyramid={18: "PALACE", 19: "PRETORIUM"}, p1={"coins": 0},
                  p2={"cards": RICH})
     assert moves_of(s, "CONSTRUCT_BUILDING") == set()
@@ -315,7 +315,7 @@ def test_any_accessible_card_can_be_discarded_even_unaffordable():
 
 # ---------------------------------------------------------------- yellow cards' coins
 def test_lighthouse_counts_itself():
-    """DECISIONS 1 / checklist "Lighthouse": 1c per own yellow card, the Lighthouse included."""
+    """docs/rules.md ruling 1 / §11 "Lighthouse": 1c per own yellow card, the Lighthouse included."""
     s = position(age=3, pyramid={18: "PALACE", 19: "LIGHTHOUSE"},
                  p1={"cards": ["TAVERN", "WOOD_RESERVE"]}, p2={"cards": ["FORUM", "CARAVANSERY"]})
     assert price(s, 1, "LIGHTHOUSE") == 0  # chain from the Tavern
@@ -325,7 +325,7 @@ def test_lighthouse_counts_itself():
 
 
 def test_chamber_of_commerce_gives_3_per_own_grey_card():
-    """rules-reference 1.3: 3c per grey card in your city (not the opponent's)."""
+    """docs/rules.md §1.3: 3c per grey card in your city (not the opponent's)."""
     s = position(age=3, pyramid={18: "PALACE", 19: "CHAMBER_OF_COMMERCE"},
                  p1={"cards": ["GLASSWORKS", "PRESS", "DRYING_ROOM"]},
                  p2={"cards": ["GLASSBLOWER"]})
@@ -335,7 +335,7 @@ def test_chamber_of_commerce_gives_3_per_own_grey_card():
 
 
 def test_port_gives_2_per_own_brown_card_and_is_worth_3_vp():
-    """DECISIONS 1: PORT is worth 3 VP; rules-reference 1.3: 2c per own brown card."""
+    """docs/rules.md ruling 1: PORT is worth 3 VP; §1.3: 2c per own brown card."""
     s = position(age=3, pyramid={18: "PALACE", 19: "PORT"},
                  p1={"cards": ["LUMBER_YARD", "QUARRY", "CLAY_POOL", "GLASSWORKS", "PRESS"]},
                  p2={"cards": ["SAWMILL"]})
@@ -346,7 +346,7 @@ def test_port_gives_2_per_own_brown_card_and_is_worth_3_vp():
 
 
 def test_armory_gives_1_per_own_red_card():
-    """rules-reference 1.3: 1c per red card in your city."""
+    """docs/rules.md §1.3: 1c per red card in your city."""
     s = position(age=3, pyramid={18: "PALACE", 19: "ARMORY"},
                  p1={"cards": ["GUARD_TOWER", "STABLE", "QUARRY", "STONE_PIT", "GLASSWORKS"]},
                  p2={"cards": ["PALISADE", "GARRISON", "WALLS"]})
@@ -355,7 +355,7 @@ def test_armory_gives_1_per_own_red_card():
 
 
 def test_arena_gives_2_per_own_built_wonder():
-    """rules-reference 1.3: 2c per wonder you have built (Arena chained from the Brewery)."""
+    """docs/rules.md §1.3: 2c per wonder you have built (Arena chained from the Brewery)."""
     s = position(age=3, pyramid={18: "PALACE", 19: "ARENA"},
                  p1={"cards": ["BREWERY"], "wonders": {"THE_COLOSSUS": 1, "THE_PYRAMIDS": 2}},
                  p2={"wonders": {"THE_SPHINX": 1, "THE_APPIAN_WAY": 1, "PIRAEUS": 2}})
@@ -365,7 +365,7 @@ def test_arena_gives_2_per_own_built_wonder():
 
 @pytest.mark.parametrize("card,age,gain", [("TAVERN", 1, 4), ("BREWERY", 2, 6)])
 def test_tavern_and_brewery_give_coins_once(card, age, gain):
-    """rules-reference 1.1/1.2: Tavern +4c, Brewery +6c, once, when built."""
+    """docs/rules.md §1.1/§1.2: Tavern +4c, Brewery +6c, once, when built."""
     s = position(age=age, pyramid={18: "GUARD_TOWER" if age == 1 else "POSTRUM", 19: card},
                  p1={"coins": 1})
     s = play(s, build(19))
@@ -426,7 +426,7 @@ def test_guild_vp_are_recomputed_at_the_end_and_coins_are_paid_once():
 
 # ---------------------------------------------------------------- end-of-game scoring
 def test_civilian_score_breakdown():
-    """rules-reference 10: military VP + blue/green/yellow/guild VP + wonders + tokens + coins/3."""
+    """docs/rules.md §10: military VP + blue/green/yellow/guild VP + wonders + tokens + coins/3."""
     s = position(age=3, pyramid={19: "OBELISK"}, current=2, military=4,
                  loot={"loot2Player2Available": False},
                  p1={"coins": 14,
@@ -457,14 +457,14 @@ def test_civilian_score_breakdown():
     (-1, 0, 2), (-2, 0, 2), (-3, 0, 5), (-5, 0, 5), (-6, 0, 10), (-8, 0, 10),
 ])
 def test_military_vp_by_pawn_position(pos, vp1, vp2):
-    """rules-reference 7/10: 2 / 5 / 10 VP to the player the pawn is ahead for; 0 at the centre."""
+    """docs/rules.md §7/§10: 2 / 5 / 10 VP to the player the pawn is ahead for; 0 at the centre."""
     s = position(age=3, pyramid={19: "OBELISK"}, military=pos)
     assert s.score(0)["MILITARY_BUILDING"] == vp1
     assert s.score(1)["MILITARY_BUILDING"] == vp2
 
 
 def test_brown_grey_and_red_cards_give_no_vp():
-    """rules-reference 10: brown, grey and red cards give no VP."""
+    """docs/rules.md §10: brown, grey and red cards give no VP."""
     s = position(age=3, pyramid={19: "OBELISK"},
                  p1={"cards": ["QUARRY", "GLASSWORKS", "SAWMILL", "WALLS", "GUARD_TOWER"],
                      "coins": 0})
@@ -472,7 +472,7 @@ def test_brown_grey_and_red_cards_give_no_vp():
 
 
 def test_tie_on_points_goes_to_more_blue_vp():
-    """DECISIONS 10 / checklist "Tie-break": equal totals: more blue-card VP wins."""
+    """docs/rules.md ruling 10 / §11 "Tie-break": equal totals: more blue-card VP wins."""
     s = position(age=3, pyramid={19: "OBELISK"}, current=1,
                  p1={"coins": 0, "wonders": {"THE_PYRAMIDS": 1}},
                  p2={"coins": 0, "cards": ["THEATRE", "GARDENS"]})
@@ -485,7 +485,7 @@ def test_tie_on_points_goes_to_more_blue_vp():
 
 
 def test_tie_on_points_and_blue_vp_is_a_shared_victory():
-    """DECISIONS 10: still tied: a shared victory; both `won` false, result "draw"."""
+    """docs/rules.md ruling 10: still tied: a shared victory; both `won` false, result "draw"."""
     s = position(age=3, pyramid={19: "OBELISK"}, current=1,
                  p1={"coins": 0, "cards": ["THEATRE"], "wonders": {"THE_PYRAMIDS": 1}},
                  p2={"coins": 0, "cards": ["ALTER"],

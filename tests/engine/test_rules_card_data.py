@@ -1,5 +1,5 @@
-"""Card and wonder data against the printed game (DECISIONS.md ruling 1; rules-reference.md
-sections 1 and 2). The tables below are transcribed from rules-reference.md, not from the engine:
+"""Card and wonder data against the printed game (docs/rules.md ruling 1, §1 and §2).
+The tables below are transcribed from the printed cards, not from the engine:
 (colour, cost, VP, shields, science symbol, production)."""
 
 import pytest
@@ -143,14 +143,14 @@ def parse(cost: str) -> tuple[int, tuple[int, ...]]:
 
 
 def test_deck_sizes():
-    """rules-reference 1: Age I 23, Age II 23, Age III 20, Guilds 7."""
+    """docs/rules.md §1: Age I 23, Age II 23, Age III 20, Guilds 7."""
     assert (len(AGE1_CARDS), len(AGE2_CARDS), len(AGE3_CARDS), len(GUILD_CARDS)) == (23, 23, 20, 7)
     assert set(CARD_TABLE) == set(CARD_IDS)
 
 
 @pytest.mark.parametrize("name", sorted(CARD_TABLE))
 def test_card_matches_the_printed_card(name):
-    """DECISIONS 1: card data follows the printed cards (rules-reference 1.1-1.4)."""
+    """docs/rules.md ruling 1: card data follows the printed cards (§1.1-§1.4)."""
     colour, cost, vp, shields, symbol, prod = CARD_TABLE[name]
     c = CARDS[CARD_IDS[name]]
     assert COLOR_NAMES[c.color] == colour
@@ -164,7 +164,7 @@ def test_card_matches_the_printed_card(name):
 
 @pytest.mark.parametrize("name", sorted(CARD_TABLE))
 def test_card_price_with_no_production_anywhere(name):
-    """rules-reference 6: with no production on either side each unit costs 2: price = printed
+    """docs/rules.md §6: with no production on either side each unit costs 2: price = printed
     coins + 2 x units (checked through the public price, not the data)."""
     coins, units = parse(CARD_TABLE[name][1])
     s = position(age=1, pyramid={19: "LUMBER_YARD"} if name != "LUMBER_YARD" else {19: "QUARRY"})
@@ -173,18 +173,18 @@ def test_card_price_with_no_production_anywhere(name):
 
 @pytest.mark.parametrize("card", sorted(CHAINS))
 def test_chain_links(card):
-    """rules-reference 1.5: the 17 chain links."""
+    """docs/rules.md §1.5: the 17 chain links."""
     assert CARDS[CHAIN_FROM[CARD_IDS[card]]].name == CHAINS[card]
 
 
 def test_no_other_chain_links():
-    """rules-reference 1.5: exactly 17 links."""
+    """docs/rules.md §1.5: exactly 17 links."""
     assert {c.name for c in CARDS if CHAIN_FROM[c.id] >= 0} == set(CHAINS)
 
 
 @pytest.mark.parametrize("name", sorted(WONDER_TABLE))
 def test_wonder_cost_and_vp(name):
-    """rules-reference 2: wonder costs and VP."""
+    """docs/rules.md §2: wonder costs and VP."""
     cost, vp = WONDER_TABLE[name]
     w = WONDERS[WONDER_IDS[name]]
     assert w.cost == parse(cost)[1] and w.vp == vp
@@ -193,7 +193,7 @@ def test_wonder_cost_and_vp(name):
 
 
 def test_wonder_effects_table():
-    """rules-reference 2: five wonders play again; shields on Colossus 2, Circus Maximus 1, Zeus 1;
+    """docs/rules.md §2: five wonders play again; shields on Colossus 2, Circus Maximus 1, Zeus 1;
     coins: Appian Way 3, Hanging Gardens 6, Artemis 12."""
     assert {w.name for w in WONDERS if w.play_again} == {
         "THE_APPIAN_WAY", "THE_HANGING_GARDENS", "PIRAEUS", "THE_SPHINX", "THE_TEMPLE_OF_ARTEMIS"}

@@ -1,7 +1,7 @@
 """Science (pairs, LAW, supremacy) and the military track (loot, supremacy, Strategy).
 
-Sources: rules-reference.md sections 7 and 8; section 11 rows "Pair made with no tokens left",
-"LAW", "Supremacy", "Loot tokens", "Coins"; DECISIONS.md rulings 6 and 8.
+Sources: docs/rules.md §7 and §8; §11 rows "Pair made with no tokens left",
+"LAW", "Supremacy", "Loot tokens", "Coins"; docs/rules.md rulings 6 and 8.
 """
 
 import pytest
@@ -29,7 +29,7 @@ FIVE_SYMBOLS = ["APOTHECARY", "WORKSHOP", "SCRIPTORIUM", "PHARMACIST", "ACADEMY"
 
 # ---------------------------------------------------------------- science pairs
 def test_pair_of_identical_symbols_lets_the_player_choose_a_board_token():
-    """rules-reference 8: two identical symbols (Apothecary + School: WHEEL) -> choose one token
+    """docs/rules.md §8: two identical symbols (Apothecary + School: WHEEL) -> choose one token
     from tokensAvailable at once; then the turn passes."""
     s = position(age=2, pyramid={18: "COURTHOUSE", 19: "SCHOOL"},
                  p1={"cards": ["APOTHECARY", "LUMBER_YARD", "PRESS", "DRYING_ROOM"]},
@@ -46,7 +46,7 @@ def test_pair_of_identical_symbols_lets_the_player_choose_a_board_token():
 
 
 def test_different_symbols_make_no_pair():
-    """rules-reference 8: only identical symbols form a pair (WHEEL + PENDULUM: nothing)."""
+    """docs/rules.md §8: only identical symbols form a pair (WHEEL + PENDULUM: nothing)."""
     s = position(age=2, pyramid={18: "COURTHOUSE", 19: "SCHOOL"},
                  p1={"cards": ["WORKSHOP", "LUMBER_YARD", "PRESS", "DRYING_ROOM"]},
                  board=["PHILOSOPHY"])
@@ -56,7 +56,7 @@ def test_different_symbols_make_no_pair():
 
 
 def test_pair_with_no_token_left_on_the_board_gives_nothing():
-    """DECISIONS 8 / checklist "Pair made with no tokens left": nothing; no step, the turn passes."""
+    """docs/rules.md ruling 8 / §11 "Pair made with no tokens left": nothing; no step, the turn passes."""
     s = position(age=2, pyramid={18: "COURTHOUSE", 19: "SCHOOL"},
                  p1={"cards": ["APOTHECARY", "LUMBER_YARD", "PRESS", "DRYING_ROOM"]},
                  board=[], box=["LAW", "PHILOSOPHY"])
@@ -66,7 +66,7 @@ def test_pair_with_no_token_left_on_the_board_gives_nothing():
 
 
 def test_pair_made_with_the_mausoleum_build_gives_a_token():
-    """rules-reference 2: the Mausoleum build counts as a construction, so a green card from the
+    """docs/rules.md §2: the Mausoleum build counts as a construction, so a green card from the
     discard pile can make a pair."""
     s = position(age=2, pyramid={18: "COURTHOUSE", 19: "POSTRUM"},
                  p1={"cards": RICH + ["APOTHECARY"], "wonders": ["THE_MAUSOLEUM"]},
@@ -78,7 +78,7 @@ def test_pair_made_with_the_mausoleum_build_gives_a_token():
 
 
 def test_law_gives_scale_but_no_second_pair():
-    """DECISIONS 8 / checklist "LAW": LAW gives SCALE, which never makes a pair: taking it through a
+    """docs/rules.md ruling 8 / §11 "LAW": LAW gives SCALE, which never makes a pair: taking it through a
     pair starts no further token choice."""
     s = position(age=2, pyramid={18: "COURTHOUSE", 19: "SCHOOL"},
                  p1={"cards": ["APOTHECARY", "LUMBER_YARD", "PRESS", "DRYING_ROOM"]},
@@ -91,7 +91,7 @@ def test_law_gives_scale_but_no_second_pair():
 
 # ---------------------------------------------------------------- scientific supremacy
 def test_six_different_symbols_win_at_once():
-    """DECISIONS 8 / checklist "Supremacy": 6 different symbols win immediately, cards remaining."""
+    """docs/rules.md ruling 8 / §11 "Supremacy": 6 different symbols win immediately, cards remaining."""
     s = position(age=3, pyramid={18: "PALACE", 19: "UNIVERSITY"},
                  p1={"cards": FIVE_SYMBOLS, "coins": 20})
     s = play(s, build(19))
@@ -111,7 +111,7 @@ def test_five_different_symbols_do_not_win():
 
 
 def test_law_counts_toward_six_different_symbols():
-    """DECISIONS 8 / checklist "LAW": SCALE counts for the six. 4 card symbols + SCALE + SUNDIAL."""
+    """docs/rules.md ruling 8 / §11 "LAW": SCALE counts for the six. 4 card symbols + SCALE + SUNDIAL."""
     s = position(age=3, pyramid={18: "PALACE", 19: "ACADEMY"},
                  p1={"cards": ["APOTHECARY", "WORKSHOP", "SCRIPTORIUM", "PHARMACIST"],
                      "tokens": ["LAW"], "coins": 20})
@@ -121,7 +121,7 @@ def test_law_counts_toward_six_different_symbols():
 
 
 def test_law_taken_for_a_pair_wins_at_once():
-    """rules-reference 8: supremacy is checked when LAW is taken for a pair (mid-turn)."""
+    """docs/rules.md §8: supremacy is checked when LAW is taken for a pair (mid-turn)."""
     s = position(age=3, pyramid={18: "PALACE", 19: "STUDY"},
                  p1={"cards": FIVE_SYMBOLS, "coins": 20}, board=["PHILOSOPHY", "LAW"])
     s = play(s, build(19))
@@ -132,7 +132,7 @@ def test_law_taken_for_a_pair_wins_at_once():
 
 
 def test_law_from_the_great_library_wins_at_once():
-    """rules-reference 8: supremacy is checked when LAW comes through the Great Library."""
+    """docs/rules.md §8: supremacy is checked when LAW comes through the Great Library."""
     s = position(age=3, pyramid={18: "PALACE", 19: "OBELISK"},
                  p1={"cards": FIVE_SYMBOLS, "coins": 30, "wonders": ["THE_GREAT_LIBRARY"]},
                  box=["LAW", "PHILOSOPHY", "STRATEGY"])
@@ -142,7 +142,7 @@ def test_law_from_the_great_library_wins_at_once():
 
 
 def test_sixth_symbol_from_the_mausoleum_wins_at_once():
-    """rules-reference 8: supremacy from a green card built from the discard pile."""
+    """docs/rules.md §8: supremacy from a green card built from the discard pile."""
     s = position(age=3, pyramid={18: "PALACE", 19: "OBELISK"},
                  p1={"cards": FIVE_SYMBOLS, "coins": 30, "wonders": ["THE_MAUSOLEUM"]},
                  p2={"coins": 7}, discard=["OBSERVATORY"])
@@ -152,7 +152,7 @@ def test_sixth_symbol_from_the_mausoleum_wins_at_once():
 
 
 def test_player_2_science_win():
-    """rules-reference 8: either player can win by science."""
+    """docs/rules.md §8: either player can win by science."""
     s = position(age=3, pyramid={18: "PALACE", 19: "UNIVERSITY"}, current=2,
                  p2={"cards": FIVE_SYMBOLS, "coins": 20})
     s = play(s, build(19))
@@ -163,7 +163,7 @@ def test_player_2_science_win():
 
 # ---------------------------------------------------------------- the pawn and loot
 def test_red_card_moves_the_pawn_by_its_shields():
-    """rules-reference 7: player 1's shields move the pawn towards +9, player 2's towards -9."""
+    """docs/rules.md §7: player 1's shields move the pawn towards +9, player 2's towards -9."""
     s = position(age=2, pyramid={18: "WALLS", 19: "ARCHERY_RANGE"}, p1={"cards": RICH})
     s = play(s, build(18))
     assert s.military == 2
@@ -174,7 +174,7 @@ def test_red_card_moves_the_pawn_by_its_shields():
 
 
 def test_entering_the_3_to_5_zone_costs_the_opponent_2_coins_once():
-    """rules-reference 7: entering +3..+5 makes player 2 lose 2 coins; the token leaves the game
+    """docs/rules.md §7: entering +3..+5 makes player 2 lose 2 coins; the token leaves the game
     (its flag turns false)."""
     s = position(age=2, pyramid={18: "WALLS", 19: "ARCHERY_RANGE"}, military=1,
                  p1={"cards": RICH}, p2={"coins": 7})
@@ -187,7 +187,7 @@ def test_entering_the_3_to_5_zone_costs_the_opponent_2_coins_once():
 
 
 def test_player_2_entering_minus_3_costs_player_1_2_coins():
-    """rules-reference 7: mirror image: -3..-5 makes player 1 lose 2 coins."""
+    """docs/rules.md §7: mirror image: -3..-5 makes player 1 lose 2 coins."""
     s = position(age=2, pyramid={18: "WALLS", 19: "ARCHERY_RANGE"}, current=2, military=-1,
                  p2={"cards": RICH}, p1={"coins": 7})
     s = play(s, build(18))
@@ -197,7 +197,7 @@ def test_player_2_entering_minus_3_costs_player_1_2_coins():
 
 
 def test_one_move_through_two_zones_loots_both_tokens():
-    """DECISIONS 6 / checklist "Loot tokens": +2 -> +6 in one move takes 2 + 5 coins."""
+    """docs/rules.md ruling 6 / §11 "Loot tokens": +2 -> +6 in one move takes 2 + 5 coins."""
     s = position(age=3, pyramid={18: "PALACE", 19: "PRETORIUM"}, military=2,
                  p1={"coins": 8, "tokens": ["STRATEGY"]}, p2={"coins": 10})
     s = play(s, build(19))
@@ -208,7 +208,7 @@ def test_one_move_through_two_zones_loots_both_tokens():
 
 
 def test_player_2_through_two_zones_loots_both_tokens():
-    """DECISIONS 6: mirror image: -2 -> -6 costs player 1 2 + 5 coins."""
+    """docs/rules.md ruling 6: mirror image: -2 -> -6 costs player 1 2 + 5 coins."""
     s = position(age=3, pyramid={18: "PALACE", 19: "PRETORIUM"}, military=-2, current=2,
                  p2={"coins": 8, "tokens": ["STRATEGY"]}, p1={"coins": 10})
     s = play(s, build(19))
@@ -217,7 +217,7 @@ def test_player_2_through_two_zones_loots_both_tokens():
 
 
 def test_loot_never_takes_coins_below_zero():
-    """DECISIONS 6 / checklist "Coins": a player who cannot pay in full loses all their coins."""
+    """docs/rules.md ruling 6 / §11 "Coins": a player who cannot pay in full loses all their coins."""
     s = position(age=3, pyramid={18: "PALACE", 19: "PRETORIUM"}, military=2,
                  p1={"coins": 8, "tokens": ["STRATEGY"]}, p2={"coins": 4})
     s = play(s, build(19))
@@ -234,7 +234,7 @@ def test_loot_token_already_taken_does_not_fire_again():
 
 
 def test_moving_back_towards_the_centre_loots_nothing():
-    """rules-reference 7: loot fires on entering a zone towards the opponent's capital, and only
+    """docs/rules.md §7: loot fires on entering a zone towards the opponent's capital, and only
     the opponent pays: player 2 pushing from +7 to +5 costs nobody anything."""
     s = position(age=2, pyramid={18: "WALLS", 19: "ARCHERY_RANGE"}, military=7, current=2,
                  loot={"loot2Player2Available": False, "loot5Player2Available": False},
@@ -246,7 +246,7 @@ def test_moving_back_towards_the_centre_loots_nothing():
 
 # ---------------------------------------------------------------- military supremacy
 def test_pawn_reaching_9_wins_at_once():
-    """DECISIONS 8 / checklist "Supremacy": military at +9 ends the game at once."""
+    """docs/rules.md ruling 8 / §11 "Supremacy": military at +9 ends the game at once."""
     s = position(age=2, pyramid={18: "WALLS", 19: "ARCHERY_RANGE"}, military=7,
                  loot={"loot2Player2Available": False, "loot5Player2Available": False},
                  p1={"cards": RICH})
@@ -258,7 +258,7 @@ def test_pawn_reaching_9_wins_at_once():
 
 
 def test_pawn_stops_at_9():
-    """rules-reference 7: positions run from -9 to +9."""
+    """docs/rules.md §7: positions run from -9 to +9."""
     s = position(age=3, pyramid={18: "PALACE", 19: "PRETORIUM"}, military=8, p1={"coins": 8},
                  loot={"loot2Player2Available": False, "loot5Player2Available": False})
     s = play(s, build(19))
@@ -268,7 +268,7 @@ def test_pawn_stops_at_9():
 
 
 def test_pawn_reaching_minus_9_wins_for_player_2():
-    """rules-reference 7: player 2 wins at -9."""
+    """docs/rules.md §7: player 2 wins at -9."""
     s = position(age=2, pyramid={18: "WALLS", 19: "ARCHERY_RANGE"}, military=-8, current=2,
                  loot={"loot2Player1Available": False, "loot5Player1Available": False},
                  p2={"cards": RICH})
@@ -278,7 +278,7 @@ def test_pawn_reaching_minus_9_wins_for_player_2():
 
 
 def test_military_supremacy_from_a_wonder_shield_ends_the_game_before_the_destroy_step():
-    """DECISIONS 8: supremacy ends the game at once, even mid-turn: the Statue of Zeus shield
+    """docs/rules.md ruling 8: supremacy ends the game at once, even mid-turn: the Statue of Zeus shield
     reaching +9 wins before its destroy choice."""
     s = position(age=2, pyramid={18: "WALLS", 19: "POSTRUM"}, military=8,
                  loot={"loot2Player2Available": False, "loot5Player2Available": False},
@@ -290,7 +290,7 @@ def test_military_supremacy_from_a_wonder_shield_ends_the_game_before_the_destro
 
 
 def test_military_supremacy_from_a_mausoleum_build_ends_the_game():
-    """DECISIONS 8: supremacy mid-turn, from a red card built from the discard pile."""
+    """docs/rules.md ruling 8: supremacy mid-turn, from a red card built from the discard pile."""
     s = position(age=3, pyramid={18: "PALACE", 19: "OBELISK"}, military=-7, current=2,
                  loot={"loot2Player1Available": False, "loot5Player1Available": False},
                  p2={"coins": 30, "wonders": ["THE_MAUSOLEUM"]}, discard=["WALLS"])
@@ -299,7 +299,7 @@ def test_military_supremacy_from_a_mausoleum_build_ends_the_game():
 
 
 def test_military_supremacy_play_again_is_not_granted():
-    """DECISIONS 8: the game is over; no further move (even after a play-again wonder's shield)."""
+    """docs/rules.md ruling 8: the game is over; no further move (even after a play-again wonder's shield)."""
     s = position(age=2, pyramid={18: "WALLS", 19: "POSTRUM"}, military=7,
                  loot={"loot2Player2Available": False, "loot5Player2Available": False},
                  p1={"coins": 30, "wonders": ["THE_COLOSSUS"], "tokens": ["THEOLOGY"]})
@@ -309,14 +309,14 @@ def test_military_supremacy_play_again_is_not_granted():
 
 # ---------------------------------------------------------------- Strategy
 def test_strategy_adds_a_shield_to_red_buildings():
-    """rules-reference 3: STRATEGY: each red building built later gets +1 shield."""
+    """docs/rules.md §3: STRATEGY: each red building built later gets +1 shield."""
     s = position(age=1, pyramid={18: "GUARD_TOWER", 19: "STABLE"}, p1={"tokens": ["STRATEGY"]})
     s = play(s, build(18))
     assert s.military == 2
 
 
 def test_strategy_does_not_apply_to_wonders():
-    """rules-reference 3: STRATEGY does not apply to wonder shields (Colossus stays 2)."""
+    """docs/rules.md §3: STRATEGY does not apply to wonder shields (Colossus stays 2)."""
     s = position(age=2, pyramid={18: "WALLS", 19: "POSTRUM"},
                  p1={"cards": RICH, "tokens": ["STRATEGY"], "wonders": ["THE_COLOSSUS"]})
     s = play(s, wonder(19, "THE_COLOSSUS"))
@@ -324,7 +324,7 @@ def test_strategy_does_not_apply_to_wonders():
 
 
 def test_strategy_does_not_move_the_pawn_for_red_cards_built_earlier():
-    """rules-reference 3: taking STRATEGY has no effect on red cards already built."""
+    """docs/rules.md §3: taking STRATEGY has no effect on red cards already built."""
     s = position(age=2, pyramid={18: "COURTHOUSE", 19: "SCHOOL"}, military=2,
                  p1={"cards": ["GUARD_TOWER", "STABLE", "APOTHECARY", "LUMBER_YARD", "PRESS",
                                "DRYING_ROOM"]},
@@ -335,7 +335,7 @@ def test_strategy_does_not_move_the_pawn_for_red_cards_built_earlier():
 
 
 def test_strategy_applies_to_a_red_card_built_by_the_mausoleum():
-    """rules-reference 2: "With Strategy, a red card built this way gets +1 shield"."""
+    """docs/rules.md §2: "With Strategy, a red card built this way gets +1 shield"."""
     s = position(age=2, pyramid={18: "WALLS", 19: "POSTRUM"}, discard=["GUARD_TOWER"],
                  p1={"cards": RICH, "tokens": ["STRATEGY"], "wonders": ["THE_MAUSOLEUM"]})
     s = play(s, wonder(19, "THE_MAUSOLEUM"), from_discard("GUARD_TOWER"))
@@ -343,7 +343,7 @@ def test_strategy_applies_to_a_red_card_built_by_the_mausoleum():
 
 
 def test_discarding_a_red_card_moves_nothing():
-    """rules-reference 6: a discarded card has no effect."""
+    """docs/rules.md §6: a discarded card has no effect."""
     s = position(age=2, pyramid={18: "WALLS", 19: "POSTRUM"})
     s = play(s, discard(18))
     assert s.military == 0
@@ -351,7 +351,7 @@ def test_discarding_a_red_card_moves_nothing():
 
 
 def test_science_supremacy_with_the_last_card_of_age_3_is_a_science_victory():
-    """DECISIONS 8: supremacy wins at once, before the end-of-game civilian count."""
+    """docs/rules.md ruling 8: supremacy wins at once, before the end-of-game civilian count."""
     s = position(age=3, pyramid={19: "UNIVERSITY"}, p1={"cards": FIVE_SYMBOLS, "coins": 20},
                  p2={"cards": ["PALACE", "TOWNHALL", "GARDENS"], "coins": 60})
     s = play(s, build(19))
@@ -359,7 +359,7 @@ def test_science_supremacy_with_the_last_card_of_age_3_is_a_science_victory():
 
 
 def test_military_supremacy_with_the_last_card_of_an_age_ends_the_game():
-    """DECISIONS 8: supremacy with an Age's last card ends the game: no next Age, no choice."""
+    """docs/rules.md ruling 8: supremacy with an Age's last card ends the game: no next Age, no choice."""
     s = position(age=1, pyramid={19: "GUARD_TOWER"}, military=8,
                  loot={"loot2Player2Available": False, "loot5Player2Available": False})
     s = play(s, build(19))

@@ -1,7 +1,7 @@
 """Setup, the deal, the JSON state, moves and hidden information.
 
-Sources: DECISIONS.md ruling 3 and the sections "JSON state", "Moves", "Deal", "Hidden
-information"; rules-reference.md section 4 (setup) and 5 (structures).
+Sources: docs/rules.md ruling 3, §4 (setup) and §5 (structures); docs/state-format.md;
+docs/deal-format.md.
 """
 
 import random
@@ -74,9 +74,9 @@ def strings(obj):
     return set()
 
 
-# ---------------------------------------------------------------- setup (DECISIONS 3)
+# ---------------------------------------------------------------- setup (docs/rules.md ruling 3)
 def test_setup_seven_coins_five_board_tokens_pawn_centre():
-    """DECISIONS 3: 7 coins each; 5 tokens on the board; pawn at 0 with all 4 loot tokens."""
+    """docs/rules.md ruling 3: 7 coins each; 5 tokens on the board; pawn at 0 with all 4 loot tokens."""
     s = new_game(deal=Deal.from_json(DEAL))
     v = seat_view(s)
     assert v["step"] == "WONDER_SELECTION" and v["age"] == 1
@@ -90,7 +90,7 @@ def test_setup_seven_coins_five_board_tokens_pawn_centre():
 
 
 def test_wonder_draft_order_and_hidden_second_round():
-    """DECISIONS 3: draft P1 1, P2 2, P1 1; then P2 1, P1 2, P2 1. The second round's four wonders
+    """docs/rules.md ruling 3: draft P1 1, P2 2, P1 1; then P2 1, P1 2, P2 1. The second round's four wonders
     stay hidden until that round starts: neither named nor deducible, so the (open-box) wonders
     out of the game, the complement of the draft, show only from round 2 on."""
     s = new_game(deal=Deal.from_json(DEAL))
@@ -125,7 +125,7 @@ def test_selecting_a_wonder_not_offered_is_illegal():
 
 
 def test_player_1_starts_age_1_with_the_deals_structure():
-    """DECISIONS 3 / rules-reference 5.1: P1 starts Age I; slots by the deal; rows 1, 3, 5 face up;
+    """docs/rules.md ruling 3 / §5.1: P1 starts Age I; slots by the deal; rows 1, 3, 5 face up;
     14-19 accessible; others show AGE_ONE_BACK."""
     s = drafted()
     v = seat_view(s)
@@ -138,7 +138,7 @@ def test_player_1_starts_age_1_with_the_deals_structure():
 
 
 def test_random_deals_remove_3_cards_per_age_and_keep_3_guilds():
-    """DECISIONS 3: 3 unseen cards removed from each Age; 3 of the 7 guilds in Age III; 5 + 5
+    """docs/rules.md ruling 3: 3 unseen cards removed from each Age; 3 of the 7 guilds in Age III; 5 + 5
     tokens; 8 + 4 wonders."""
     for seed in range(20):
         d = new_game(seed).deal
@@ -154,7 +154,7 @@ def test_random_deals_remove_3_cards_per_age_and_keep_3_guilds():
 
 
 def test_same_seed_same_game():
-    """DECISIONS "Deal": new_game(seed) is deterministic."""
+    """docs/deal-format.md "Deals from seeds": new_game(seed) is deterministic."""
     assert new_game(5).deal == new_game(5).deal
     assert seat_view(new_game(5)) == seat_view(new_game(5))
 
@@ -172,7 +172,7 @@ def random_game(seed):
 
 
 def test_deal_plus_moves_replays_the_game_exactly():
-    """DECISIONS "Deal": a game is fully determined by its deal and its move list."""
+    """docs/deal-format.md: a game is fully determined by its deal and its move list."""
     for seed in (1, 2, 3):
         end, moves = random_game(seed)
         deal = Deal.from_json(end.deal.to_json())
@@ -185,7 +185,7 @@ def test_deal_plus_moves_replays_the_game_exactly():
 
 
 def test_deal_json_round_trip_and_validation():
-    """DECISIONS "Deal": the deal JSON format; a deal naming a card twice is rejected."""
+    """docs/deal-format.md "What makes a deal valid": the deal JSON format; a deal naming a card twice is rejected."""
     d = Deal.from_json(DEAL)
     assert d.to_json() == DEAL
     bad = {**DEAL, "age1": ["LUMBER_YARD"] * 20}
@@ -197,21 +197,21 @@ def test_deal_json_round_trip_and_validation():
 
 
 def test_great_library_draws_in_the_deals_box_order():
-    """DECISIONS "Deal": tokensBox is the order the Great Library draws them."""
+    """docs/deal-format.md "Format": tokensBox is the order the Great Library draws them."""
     s = drafted()
     assert s.tokens_box == [TOKEN_IDS[t] for t in DEAL["tokensBox"]]
 
 
 # ---------------------------------------------------------------- JSON state
 def test_score_is_empty_until_the_game_ends_and_won_is_false():
-    """DECISIONS "JSON state": score is {} until the game ends; won false meanwhile."""
+    """docs/state-format.md "Players": score is {} until the game ends; won false meanwhile."""
     v = seat_view(drafted())
     for p in ("player1", "player2"):
         assert v[p]["score"] == {} and v[p]["won"] is False
 
 
 def test_sorted_hand_groups_brown_and_grey_together_and_lists_only_nonempty_groups():
-    """DECISIONS "JSON state": sortedHand groups; brown and grey share one; only groups with cards."""
+    """docs/state-format.md "Players": sortedHand groups; brown and grey share one; only groups with cards."""
     s = position(age=2, pyramid={18: "COURTHOUSE", 19: "GLASSBLOWER"},
                  p1={"cards": ["QUARRY", "TAVERN"]})
     s = play(s, build(19))
@@ -223,7 +223,7 @@ def test_sorted_hand_groups_brown_and_grey_together_and_lists_only_nonempty_grou
 
 
 def test_wonders_map_to_the_age_they_were_built_in():
-    """DECISIONS "JSON state": each wonder maps to 0 or the Age (1-3) it was built in."""
+    """docs/state-format.md "Players": each wonder maps to 0 or the Age (1-3) it was built in."""
     s = position(age=3, pyramid={18: "PALACE", 19: "OBELISK"},
                  p1={"coins": 50, "wonders": {"THE_SPHINX": 1, "THE_COLOSSUS": 0}})
     s = play(s, Move.from_json({"move": "CONSTRUCT_WONDER",
@@ -233,7 +233,7 @@ def test_wonders_map_to_the_age_they_were_built_in():
 
 
 def test_open_box_shows_box_tokens_and_out_wonders():
-    """DECISIONS "Open box": by default tokensUnavailable lists the 5 boxed tokens and
+    """docs/state-format.md "Open box": by default tokensUnavailable lists the 5 boxed tokens and
     wondersUnavailable the 4 undrafted wonders."""
     v = seat_view(drafted())
     assert sorted(v["tokensUnavailable"]) == sorted(DEAL["tokensBox"])
@@ -242,14 +242,14 @@ def test_open_box_shows_box_tokens_and_out_wonders():
 
 
 def test_hidden_box_option_shows_neither():
-    """DECISIONS "Open box": with the option to hide them both lists are empty."""
+    """docs/state-format.md "Open box": with the option to hide them both lists are empty."""
     v = seat_view(drafted(open_box=False))
     assert v["tokensUnavailable"] == [] and v["wondersUnavailable"] == []
     assert not (strings(v) & set(DEAL["tokensBox"]))
 
 
 def test_view_relabelled_for_player_1_as_player2():
-    """DECISIONS "Perspective": the LLM seat's view swaps the players, negates militaryPosition,
+    """docs/state-format.md "Perspective": the LLM seat's view swaps the players, negates militaryPosition,
     swaps the loot flags and maps currentPlayerNumber."""
     s = position(age=2, pyramid={18: "COURTHOUSE", 19: "POSTRUM"}, military=4, current=1,
                  loot={"loot2Player2Available": False},
@@ -270,14 +270,14 @@ def test_view_relabelled_for_player_1_as_player2():
 
 
 def test_choose_starting_player_number_is_relabelled_for_a_flipped_view():
-    """DECISIONS "Moves": playerNumber is as the receiving view sees it; swap_move maps it."""
+    """docs/state-format.md "Moves": playerNumber is as the receiving view sees it; swap_move maps it."""
     assert swap_move(start(2)) == start(1)
     assert swap_move(start(1)) == start(2)
     assert swap_move(discard(3)) == discard(3)
 
 
 def test_choose_starting_player_step_in_the_view():
-    """DECISIONS "Moves": step CHOOSE_STARTING_PLAYER, with the new Age shown."""
+    """docs/state-format.md "Steps": step CHOOSE_STARTING_PLAYER, with the new Age shown."""
     s = position(age=1, pyramid={19: "LUMBER_YARD"}, military=2, current=1)
     s = play(s, discard(19))
     v = seat_view(s)
@@ -287,7 +287,7 @@ def test_choose_starting_player_step_in_the_view():
 
 
 def test_previous_move_describes_the_last_move():
-    """DECISIONS "JSON state": previousMove, a one-line description ("" at the start)."""
+    """docs/state-format.md "previousMove": previousMove, a one-line description ("" at the start)."""
     s = position(age=2, pyramid={18: "COURTHOUSE", 19: "POSTRUM"})
     assert seat_view(s)["previousMove"] == ""
     s = play(s, discard(19))
@@ -297,7 +297,7 @@ def test_previous_move_describes_the_last_move():
 
 # ---------------------------------------------------------------- moves
 def test_move_json_round_trip():
-    """DECISIONS "Moves": exactly the prompt's {"move", "moveData"} forms."""
+    """docs/state-format.md "Moves": exactly the prompt's {"move", "moveData"} forms."""
     forms = [
         {"move": "SELECT_WONDER", "moveData": {"wonder": "THE_PYRAMIDS"}},
         {"move": "CONSTRUCT_BUILDING", "moveData": {"cardIndex": 13}},
@@ -323,7 +323,7 @@ def test_move_json_round_trip():
     {"move": "DISCARD"},
 ])
 def test_malformed_moves_are_invalid(bad):
-    """DECISIONS "Moves": a malformed move is an InvalidMoveError (not an IllegalMoveError)."""
+    """docs/state-format.md "Moves": a malformed move is an InvalidMoveError (not an IllegalMoveError)."""
     with pytest.raises(InvalidMoveError):
         Move.from_json(bad)
 
@@ -342,7 +342,7 @@ def test_illegal_move_leaves_the_state_untouched():
 
 
 def test_no_move_after_the_game_ends():
-    """DECISIONS "JSON state": step GAME_END; no move is legal."""
+    """docs/state-format.md "Steps": step GAME_END; no move is legal."""
     s = position(age=3, pyramid={19: "OBELISK"})
     s = play(s, discard(19))
     assert s.step_name == "GAME_END" and s.legal_moves() == []
@@ -352,7 +352,7 @@ def test_no_move_after_the_game_ends():
 
 # ---------------------------------------------------------------- hidden information
 def test_views_never_show_face_down_removed_or_future_cards():
-    """DECISIONS "Hidden information": never in any view: face-down identities, removed cards,
+    """docs/state-format.md "Hidden information": never in any view: face-down identities, removed cards,
     future decks."""
     s = drafted()
     hidden = {DEAL["age1"][i] for i in range(20) if i not in AGE1_FACE_UP}
@@ -363,7 +363,7 @@ def test_views_never_show_face_down_removed_or_future_cards():
 
 
 def test_hidden_cards_stay_hidden_through_a_random_game():
-    """DECISIONS "Hidden information": at every step, every card name in the view is a card that
+    """docs/state-format.md "Hidden information": at every step, every card name in the view is a card that
     is face up, built or discarded."""
     rng = random.Random(11)
     s = new_game(11)
@@ -384,7 +384,7 @@ def test_hidden_cards_stay_hidden_through_a_random_game():
 @pytest.mark.parametrize("theology,next_player", [([], 2), (["THEOLOGY"], 1)])
 def test_state_read_at_a_pending_mausoleum_step_keeps_the_theology_extra_turn(theology,
                                                                               next_player):
-    """DECISIONS "JSON state" + rules-reference 9: a state read from the prompt's JSON in the
+    """docs/state-format.md "States from other servers" + docs/rules.md §9: a state read from the prompt's JSON in the
     middle of a wonder's choice still gives the Theology extra turn after it."""
     s = position(age=2, step="CONSTRUCT_FROM_DISCARD", pyramid={17: "WALLS", 18: "POSTRUM"},
                  discard=["TAVERN"], p1={"tokens": theology, "wonders": {"THE_MAUSOLEUM": 2}})
@@ -394,7 +394,7 @@ def test_state_read_at_a_pending_mausoleum_step_keeps_the_theology_extra_turn(th
 
 
 def test_view_keys_are_the_prompts():
-    """DECISIONS "JSON state": keys and nesting as in the prompt's example, plus previousMove."""
+    """docs/state-format.md "Keys": keys and nesting as in the prompt's example, plus previousMove."""
     v = seat_view(drafted())
     assert set(v) == {"code", "step", "age", "currentPlayerNumber", "player1", "player2",
                       "military", "discardedCards", "tokensAvailable", "tokensUnavailable",

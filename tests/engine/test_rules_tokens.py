@@ -2,7 +2,7 @@
 test_rules_science_military.py, STRATEGY there too, THEOLOGY in test_rules_wonders.py, ECONOMY,
 MASONRY and ARCHITECTURE pricing in test_rules_trading.py).
 
-Sources: rules-reference.md section 3; section 11 row "Urbanism"; DECISIONS.md ruling 9.
+Sources: docs/rules.md §3; §11 row "Urbanism"; ruling 9.
 """
 
 import pytest
@@ -38,7 +38,7 @@ def take_token_by_pair(name, **kw):
 
 
 def test_all_ten_tokens_exist():
-    """rules-reference 3: ten progress tokens."""
+    """docs/rules.md §3: ten progress tokens."""
     from duel.engine.data import TOKEN_NAMES
     assert sorted(TOKEN_NAMES) == sorted(
         ["AGRICULTURE", "ARCHITECTURE", "ECONOMY", "LAW", "MASONRY", "MATHEMATICS", "PHILOSOPHY",
@@ -46,7 +46,7 @@ def test_all_ten_tokens_exist():
 
 
 def test_agriculture_gives_6_coins_at_once_and_4_vp():
-    """rules-reference 3: AGRICULTURE: take 6c at once; 4 VP."""
+    """docs/rules.md §3: AGRICULTURE: take 6c at once; 4 VP."""
     s = take_token_by_pair("AGRICULTURE")
     assert coins(s) == (13, 7)
     assert tokens(s, 1) == ["AGRICULTURE"]
@@ -54,7 +54,7 @@ def test_agriculture_gives_6_coins_at_once_and_4_vp():
 
 
 def test_agriculture_from_the_great_library_gives_6_coins():
-    """rules-reference 8: the Great Library's token is applied straight away."""
+    """docs/rules.md §8: the Great Library's token is applied straight away."""
     s = position(age=2, pyramid=PAIR_PYR, p1={"cards": RICH, "wonders": ["THE_GREAT_LIBRARY"]},
                  box=["AGRICULTURE", "URBANISM", "PHILOSOPHY"])
     a = play(s, wonder(19, "THE_GREAT_LIBRARY"), library_token("AGRICULTURE"))
@@ -64,7 +64,7 @@ def test_agriculture_from_the_great_library_gives_6_coins():
 
 
 def test_philosophy_is_worth_7_vp():
-    """rules-reference 3: PHILOSOPHY: 7 VP, nothing else."""
+    """docs/rules.md §3: PHILOSOPHY: 7 VP, nothing else."""
     s = take_token_by_pair("PHILOSOPHY")
     assert coins(s) == (7, 7)
     assert s.score(0)["PROGRESS_TOKEN"] == 7
@@ -76,14 +76,14 @@ def test_philosophy_is_worth_7_vp():
     (["MATHEMATICS", "PHILOSOPHY", "AGRICULTURE"], 9 + 7 + 4),
 ])
 def test_mathematics_is_worth_3_per_token_itself_included(owned, vp):
-    """rules-reference 3: MATHEMATICS: 3 VP per progress token you own, this one included."""
+    """docs/rules.md §3: MATHEMATICS: 3 VP per progress token you own, this one included."""
     s = position(age=3, pyramid={19: "OBELISK"}, p1={"tokens": owned, "coins": 0})
     assert s.score(0)["PROGRESS_TOKEN"] == vp
     assert s.score(0)["TOTAL"] == vp
 
 
 def test_tokens_without_vp_score_nothing():
-    """rules-reference 3: only AGRICULTURE, PHILOSOPHY and MATHEMATICS give VP."""
+    """docs/rules.md §3: only AGRICULTURE, PHILOSOPHY and MATHEMATICS give VP."""
     s = position(age=3, pyramid={19: "OBELISK"},
                  p1={"coins": 0, "tokens": ["ARCHITECTURE", "ECONOMY", "LAW", "MASONRY",
                                             "STRATEGY", "THEOLOGY", "URBANISM"]})
@@ -91,7 +91,7 @@ def test_tokens_without_vp_score_nothing():
 
 
 def test_taken_token_leaves_the_board():
-    """rules-reference 8: the chosen token is kept in your city until the end."""
+    """docs/rules.md §8: the chosen token is kept in your city until the end."""
     s = take_token_by_pair("PHILOSOPHY", board=["PHILOSOPHY", "STRATEGY"])
     v = seat_view(s)
     assert v["tokensAvailable"] == ["STRATEGY"]
@@ -99,7 +99,7 @@ def test_taken_token_leaves_the_board():
 
 
 def test_architecture_taken_mid_game_lowers_wonder_prices_at_once():
-    """rules-reference 3: ARCHITECTURE applies to every wonder built afterwards. Pyramids: 3 STONE
+    """docs/rules.md §3: ARCHITECTURE applies to every wonder built afterwards. Pyramids: 3 STONE
     at 4 (papyrus produced) = 12, then 4."""
     s = position(age=2, pyramid=PAIR_PYR, board=["ARCHITECTURE"], p2={"cards": ["SHELF_QUARRY"]},
                  p1={"cards": PAIR_CITY, "wonders": ["THE_PYRAMIDS"]})
@@ -109,7 +109,7 @@ def test_architecture_taken_mid_game_lowers_wonder_prices_at_once():
 
 
 def test_masonry_taken_mid_game_lowers_blue_prices_at_once():
-    """rules-reference 3: MASONRY applies to every blue building built afterwards. Courthouse: 2
+    """docs/rules.md §3: MASONRY applies to every blue building built afterwards. Courthouse: 2
     WOOD (1 produced, 1 at 2) + 1 GLASS at 3 = 5, then 0."""
     s = position(age=2, pyramid=PAIR_PYR, board=["MASONRY"], p2={"cards": ["GLASSWORKS"]},
                  p1={"cards": PAIR_CITY})
@@ -119,7 +119,7 @@ def test_masonry_taken_mid_game_lowers_blue_prices_at_once():
 
 
 def test_economy_taken_mid_game_pays_the_holder_the_opponents_next_trade():
-    """rules-reference 3: ECONOMY: from then on the opponent's trading coins go to the holder."""
+    """docs/rules.md §3: ECONOMY: from then on the opponent's trading coins go to the holder."""
     s = position(age=2, pyramid={17: "WALLS", 18: "COURTHOUSE", 19: "SCHOOL"}, board=["ECONOMY"],
                  p1={"cards": PAIR_CITY})
     s = play(s, build(19), token("ECONOMY"))
@@ -131,7 +131,7 @@ def test_economy_taken_mid_game_pays_the_holder_the_opponents_next_trade():
 
 # ---------------------------------------------------------------- Urbanism
 def test_urbanism_gives_6_coins_at_once():
-    """rules-reference 3 / checklist "Urbanism": +6c once, when taken."""
+    """docs/rules.md §3 / §11 "Urbanism": +6c once, when taken."""
     s = take_token_by_pair("URBANISM")
     assert coins(s) == (13, 7)
 
@@ -172,7 +172,7 @@ def test_urbanism_gives_nothing_for_a_mausoleum_build():
 
 
 def test_urbanism_taken_then_chain_build_pays_4():
-    """rules-reference 3: Urbanism: +6 when taken, then +4 on a later chain build."""
+    """docs/rules.md §3: Urbanism: +6 when taken, then +4 on a later chain build."""
     s = position(age=2, pyramid={17: "STATUE", 18: "COURTHOUSE", 19: "SCHOOL"},
                  board=["URBANISM"], p1={"cards": PAIR_CITY + ["THEATRE"]})
     s = play(s, build(19), token("URBANISM"))

@@ -1,7 +1,7 @@
 """Construction costs: trading, every price modifier, Economy and chains.
 
-Sources: rules-reference.md section 6 (trading), 1.5 (chains), section 11 rows "Trading price",
-"Masonry / Architecture", "Economy"; DECISIONS.md rulings 1, 2 and 9; the prompt's Bruno/Antoine
+Sources: docs/rules.md §6 (trading), §1.5 (chains), §11 rows "Trading price",
+"Masonry / Architecture", "Economy"; docs/rules.md rulings 1, 2 and 9; the prompt's Bruno/Antoine
 trading examples.
 """
 
@@ -74,13 +74,13 @@ def test_prompt_example_aqueduct_costs_antoine_12():
 
 # ---------------------------------------------------------------- the basic price
 def test_sawmill_counts_as_two_units_for_the_opponents_price():
-    """rules-reference 6: "A Sawmill counts as 2 WOOD": the opponent pays 2 + 2 = 4 per wood."""
+    """docs/rules.md §6: "A Sawmill counts as 2 WOOD": the opponent pays 2 + 2 = 4 per wood."""
     s = position(age=2, pyramid={18: "WALLS", 19: "COURTHOUSE"}, p1={"cards": ["SAWMILL"]})
     assert price(s, 2, "COURTHOUSE") == 4 + 4 + 2  # 2 WOOD at 4, 1 GLASS at 2
 
 
 def test_opponent_yellow_cards_and_wonders_do_not_raise_prices():
-    """rules-reference 6 / prompt: the opponent's yellow cards (Forum, Caravansery) and wonders (Great
+    """docs/rules.md §6 / prompt: the opponent's yellow cards (Forum, Caravansery) and wonders (Great
     Lighthouse, Piraeus) are not counted in trading prices; only brown and grey cards are."""
     s = position(age=2, pyramid={18: "WALLS", 19: "COURTHOUSE"},
                  p1={"cards": ["FORUM", "CARAVANSERY"],
@@ -91,7 +91,7 @@ def test_opponent_yellow_cards_and_wonders_do_not_raise_prices():
 
 
 def test_own_production_is_used_before_buying():
-    """rules-reference 6: resources you produce are never used up and cost nothing."""
+    """docs/rules.md §6: resources you produce are never used up and cost nothing."""
     s = position(age=2, pyramid={18: "WALLS", 19: "COURTHOUSE"},
                  p1={"cards": ["SAWMILL", "GLASSWORKS"]}, p2={"cards": ["QUARRY", "GLASSBLOWER"]})
     assert price(s, 1, "COURTHOUSE") == 0
@@ -100,7 +100,7 @@ def test_own_production_is_used_before_buying():
 
 
 def test_coin_cost_plus_resource_cost_are_both_paid():
-    """rules-reference 6: a card with coins and resources costs its coins plus the trade (Forum: 3c +
+    """docs/rules.md §6: a card with coins and resources costs its coins plus the trade (Forum: 3c +
     1 BRICK; Caravansery: 2c + 1 GLASS + 1 PAPYRUS)."""
     s = position(age=2, pyramid={18: "FORUM", 19: "CARAVANSERY"},
                  p2={"cards": ["CLAY_POOL", "GLASSWORKS"]})
@@ -146,7 +146,7 @@ def test_customs_house_fixes_glass_and_papyrus_at_1():
 
 
 def test_clay_reserve_costs_3_coins():
-    """DECISIONS 1: CLAY_RESERVE costs 3 coins (the prompt says free)."""
+    """docs/rules.md ruling 1: CLAY_RESERVE costs 3 coins (the prompt says free)."""
     s = position(age=1, pyramid={18: "QUARRY", 19: "CLAY_RESERVE"})
     assert price(s, 1, "CLAY_RESERVE") == 3
     s = play(s, build(19))
@@ -155,7 +155,7 @@ def test_clay_reserve_costs_3_coins():
 
 # ---------------------------------------------------------------- wildcards
 def test_forum_supplies_one_glass_or_papyrus_per_construction():
-    """rules-reference 6: Forum supplies one unit of GLASS or PAPYRUS each turn, not raw goods."""
+    """docs/rules.md §6: Forum supplies one unit of GLASS or PAPYRUS each turn, not raw goods."""
     s = position(age=2, pyramid={18: "SCHOOL", 19: "LABORATORY"}, p1={"cards": ["FORUM"]})
     assert price(s, 1, "LABORATORY") == 2 + 2  # WOOD 2 + one GLASS 2; the other GLASS is free
     assert price(s, 1, "SCHOOL") == 2 + 2
@@ -164,7 +164,7 @@ def test_forum_supplies_one_glass_or_papyrus_per_construction():
 
 
 def test_caravansery_supplies_one_raw_unit_the_dearest():
-    """rules-reference 6 / DECISIONS 9: Caravansery supplies one WOOD, BRICK or STONE per turn; the
+    """docs/rules.md §6 / ruling 9: Caravansery supplies one WOOD, BRICK or STONE per turn; the
     engine uses it on the dearest unit (minimum total price)."""
     s = position(age=2, pyramid={18: "WALLS", 19: "HORSE_BREEDERS"},
                  p1={"cards": ["CARAVANSERY"]}, p2={"cards": ["BRICKYARD", "QUARRY", "STONE_PIT"]})
@@ -175,7 +175,7 @@ def test_caravansery_supplies_one_raw_unit_the_dearest():
 
 
 def test_great_lighthouse_supplies_one_raw_unit_and_stacks_with_caravansery():
-    """rules-reference 2/6: the Great Lighthouse supplies one WOOD/BRICK/STONE each turn; with the
+    """docs/rules.md §2/§6: the Great Lighthouse supplies one WOOD/BRICK/STONE each turn; with the
     Caravansery two raw units are supplied."""
     s = position(age=2, pyramid={18: "WALLS", 19: "HORSE_BREEDERS"},
                  p1={"wonders": {"THE_GREAT_LIGHTHOUSE": 1}},
@@ -189,14 +189,14 @@ def test_great_lighthouse_supplies_one_raw_unit_and_stacks_with_caravansery():
 
 
 def test_unbuilt_great_lighthouse_supplies_nothing():
-    """rules-reference 2: a wonder's effect only applies once it is built."""
+    """docs/rules.md §2: a wonder's effect only applies once it is built."""
     s = position(age=2, pyramid={18: "WALLS", 19: "HORSE_BREEDERS"},
                  p1={"wonders": {"THE_GREAT_LIGHTHOUSE": 0}}, p2={"cards": ["QUARRY"]})
     assert price(s, 1, "WALLS") == 6
 
 
 def test_piraeus_supplies_one_manufactured_unit_and_stacks_with_forum():
-    """rules-reference 2/6: Piraeus supplies one GLASS or PAPYRUS each turn; with the Forum two."""
+    """docs/rules.md §2/§6: Piraeus supplies one GLASS or PAPYRUS each turn; with the Forum two."""
     s = position(age=2, pyramid={18: "SCHOOL", 19: "LABORATORY"},
                  p1={"wonders": {"PIRAEUS": 1}})
     assert price(s, 1, "LABORATORY") == 4
@@ -208,7 +208,7 @@ def test_piraeus_supplies_one_manufactured_unit_and_stacks_with_forum():
 
 # ---------------------------------------------------------------- Masonry and Architecture
 def test_masonry_waives_the_two_dearest_units_of_a_blue_card():
-    """DECISIONS 9 / checklist "Masonry / Architecture": Masonry waives 2 resource units of a blue
+    """docs/rules.md ruling 9 / §11 "Masonry / Architecture": Masonry waives 2 resource units of a blue
     card; the engine waives the dearest. Palace: BRICK 2 + STONE 2 + WOOD 2 + 2 GLASS at 3."""
     plain = position(age=3, pyramid={18: "PALACE", 19: "ACADEMY"}, p2={"cards": ["GLASSWORKS"]})
     mason = position(age=3, pyramid={18: "PALACE", 19: "ACADEMY"}, p2={"cards": ["GLASSWORKS"]},
@@ -220,14 +220,14 @@ def test_masonry_waives_the_two_dearest_units_of_a_blue_card():
 
 
 def test_masonry_does_not_apply_to_other_colours():
-    """rules-reference 3: Masonry is for blue buildings only (Academy is green)."""
+    """docs/rules.md §3: Masonry is for blue buildings only (Academy is green)."""
     mason = position(age=3, pyramid={18: "PALACE", 19: "ACADEMY"}, p2={"cards": ["GLASSWORKS"]},
                      p1={"tokens": ["MASONRY"]})
     assert price(mason, 1, "ACADEMY") == 2 + 2 + 3 + 3
 
 
 def test_masonry_rebate_beyond_the_units_to_buy_is_lost():
-    """rules-reference 6: if fewer than 2 units would need buying, the unused rebate is lost (no
+    """docs/rules.md §6: if fewer than 2 units would need buying, the unused rebate is lost (no
     coins back, no negative price)."""
     s = position(age=3, pyramid={18: "OBELISK", 19: "ACADEMY"},
                  p1={"tokens": ["MASONRY"], "cards": ["QUARRY", "STONE_PIT"]})
@@ -238,7 +238,7 @@ def test_masonry_rebate_beyond_the_units_to_buy_is_lost():
 
 
 def test_architecture_waives_the_two_dearest_units_of_a_wonder():
-    """DECISIONS 9: Architecture waives 2 units of a wonder. Pyramids: 3 STONE at 4 + 1 PAPYRUS at
+    """docs/rules.md ruling 9: Architecture waives 2 units of a wonder. Pyramids: 3 STONE at 4 + 1 PAPYRUS at
     2 = 14, with Architecture 4 + 2 = 6."""
     plain = position(age=2, pyramid={18: "WALLS", 19: "COURTHOUSE"},
                      p1={"wonders": ["THE_PYRAMIDS"]}, p2={"cards": ["SHELF_QUARRY"]})
@@ -252,14 +252,14 @@ def test_architecture_waives_the_two_dearest_units_of_a_wonder():
 
 
 def test_architecture_does_not_apply_to_buildings():
-    """rules-reference 3: Architecture is for wonders only."""
+    """docs/rules.md §3: Architecture is for wonders only."""
     arch = position(age=2, pyramid={18: "WALLS", 19: "AQUEDUCT"},
                     p1={"tokens": ["ARCHITECTURE"]}, p2={"cards": ["SHELF_QUARRY"]})
     assert price(arch, 1, "AQUEDUCT") == 12
 
 
 def test_minimum_price_uses_forum_before_masonry():
-    """DECISIONS 9: the minimum over every way to pay. Pantheon (1 BRICK, 1 WOOD, 2 PAPYRUS) with
+    """docs/rules.md ruling 9: the minimum over every way to pay. Pantheon (1 BRICK, 1 WOOD, 2 PAPYRUS) with
     own WOOD, a Forum and Masonry, PAPYRUS at 4: Forum covers one PAPYRUS, Masonry waives the other
     PAPYRUS and the BRICK: 0. (Waiving both PAPYRUS first would leave the BRICK: 2.)"""
     s = position(age=3, pyramid={18: "PANTHEON", 19: "ACADEMY"},
@@ -271,7 +271,7 @@ def test_minimum_price_uses_forum_before_masonry():
 
 
 def test_minimum_price_with_forum_caravansery_and_masonry():
-    """DECISIONS 9: Palace (BRICK 2, STONE 4, WOOD 2, GLASS 4, GLASS 4) with Caravansery, Forum and
+    """docs/rules.md ruling 9: Palace (BRICK 2, STONE 4, WOOD 2, GLASS 4, GLASS 4) with Caravansery, Forum and
     Masonry: the three units at 4 and one at 2 are covered; 2 coins remain."""
     s = position(age=3, pyramid={18: "PALACE", 19: "ACADEMY"},
                  p1={"cards": ["FORUM", "CARAVANSERY"], "tokens": ["MASONRY"]},
@@ -280,7 +280,7 @@ def test_minimum_price_with_forum_caravansery_and_masonry():
 
 
 def test_minimum_price_with_piraeus_and_architecture():
-    """DECISIONS 9: Mausoleum (2 BRICK at 4, 2 GLASS at 4, 1 PAPYRUS at 3) with Piraeus and
+    """docs/rules.md ruling 9: Mausoleum (2 BRICK at 4, 2 GLASS at 4, 1 PAPYRUS at 3) with Piraeus and
     Architecture: three units at 4 are covered, 4 + 3 = 7 remain."""
     s = position(age=2, pyramid={18: "WALLS", 19: "COURTHOUSE"},
                  p1={"wonders": {"PIRAEUS": 1, "THE_MAUSOLEUM": 0}, "tokens": ["ARCHITECTURE"]},
@@ -289,7 +289,7 @@ def test_minimum_price_with_piraeus_and_architecture():
 
 
 def test_minimum_price_with_reserve_and_caravansery():
-    """DECISIONS 9: Town Hall (3 STONE at 1 with the Stone Reserve, 2 WOOD at 4): the Caravansery
+    """docs/rules.md ruling 9: Town Hall (3 STONE at 1 with the Stone Reserve, 2 WOOD at 4): the Caravansery
     covers a WOOD (the dearest unit), not a STONE: 3 + 4 = 7."""
     s = position(age=3, pyramid={18: "TOWNHALL", 19: "ACADEMY"},
                  p1={"cards": ["STONE_RESERVE", "CARAVANSERY"]}, p2={"cards": ["SAWMILL"]})
@@ -316,7 +316,7 @@ def test_economy_gets_nothing_from_a_coin_only_cost():
 
 
 def test_economy_gets_the_price_actually_paid_after_the_opponents_reserve():
-    """rules-reference 3 (ECONOMY): the opponent's reserves lower what the holder gets: Forum with a
+    """docs/rules.md §3 (ECONOMY): the opponent's reserves lower what the holder gets: Forum with a
     Clay Reserve costs 3 + 1, so player 1 gets 1."""
     s = position(age=2, pyramid={18: "WALLS", 19: "FORUM"}, current=2,
                  p1={"tokens": ["ECONOMY"], "cards": ["CLAY_POOL"]},
@@ -326,7 +326,7 @@ def test_economy_gets_the_price_actually_paid_after_the_opponents_reserve():
 
 
 def test_economy_applies_to_wonders():
-    """rules-reference 3 (ECONOMY): applies to buildings and wonders alike. Pyramids: 3 STONE at 3
+    """docs/rules.md §3 (ECONOMY): applies to buildings and wonders alike. Pyramids: 3 STONE at 3
     + 1 PAPYRUS at 2 = 11, all trade, all to player 1."""
     s = position(age=2, pyramid={18: "WALLS", 19: "COURTHOUSE"}, current=2,
                  p1={"tokens": ["ECONOMY"], "cards": ["QUARRY"]},
@@ -337,7 +337,7 @@ def test_economy_applies_to_wonders():
 
 
 def test_economy_holder_pays_the_bank_for_own_trades():
-    """rules-reference 3 (ECONOMY): only the opponent's trading goes to the holder; the holder's own
+    """docs/rules.md §3 (ECONOMY): only the opponent's trading goes to the holder; the holder's own
     purchases still go to the bank."""
     s = position(age=2, pyramid={18: "WALLS", 19: "COURTHOUSE"},
                  p1={"tokens": ["ECONOMY"]}, p2={"tokens": []})
@@ -350,7 +350,7 @@ CHAIN_LINKS = [(CARDS[CHAIN_FROM[c.id]].name, c.name) for c in CARDS if CHAIN_FR
 
 
 def test_there_are_17_chain_links():
-    """rules-reference 1.5: 17 chain links."""
+    """docs/rules.md §1.5: 17 chain links."""
     assert len(CHAIN_LINKS) == 17
     assert ("THEATRE", "STATUE") in CHAIN_LINKS and ("BREWERY", "ARENA") in CHAIN_LINKS
     assert ("TAVERN", "LIGHTHOUSE") in CHAIN_LINKS and ("PALISADE", "FORTIFICATIONS") in CHAIN_LINKS
@@ -358,14 +358,14 @@ def test_there_are_17_chain_links():
 
 @pytest.mark.parametrize("prereq,card", CHAIN_LINKS)
 def test_chain_waives_coins_and_resources(prereq, card):
-    """rules-reference 1.5: a chain build waives the whole cost, coins and resources alike."""
+    """docs/rules.md §1.5: a chain build waives the whole cost, coins and resources alike."""
     s = position(age=2, pyramid={18: "WALLS", 19: "COURTHOUSE"}, p1={"cards": [prereq]})
     assert price(s, 1, card) == 0
     assert price(s, 2, card) > 0  # the prerequisite in the other city does not help
 
 
 def test_chain_build_is_legal_with_no_coins_and_costs_nothing():
-    """rules-reference 1.5: Barracks (3c) is free with Garrison; Aqueduct (3 STONE) free with Baths."""
+    """docs/rules.md §1.5: Barracks (3c) is free with Garrison; Aqueduct (3 STONE) free with Baths."""
     s = position(age=2, pyramid={18: "BARRACKS", 19: "AQUEDUCT"},
                  p1={"coins": 0, "cards": ["GARRISON", "BATHS"]}, p2={"cards": ["SHELF_QUARRY"]})
     assert build(18) in s.legal_moves() and build(19) in s.legal_moves()
@@ -375,7 +375,7 @@ def test_chain_build_is_legal_with_no_coins_and_costs_nothing():
 
 
 def test_chain_needs_only_the_prerequisite_however_it_was_built():
-    """DECISIONS 2: a chain only needs the prerequisite in your city, however it got there. Baths
+    """docs/rules.md ruling 2: a chain only needs the prerequisite in your city, however it got there. Baths
     comes from the discard pile through the Mausoleum (Theology gives a second turn), then the
     Aqueduct is free."""
     s = position(age=2, pyramid={18: "AQUEDUCT", 19: "COURTHOUSE"}, discard=["BATHS"],
@@ -389,7 +389,7 @@ def test_chain_needs_only_the_prerequisite_however_it_was_built():
 
 
 def test_chain_from_a_prerequisite_bought_by_trading():
-    """DECISIONS 2 (the prompt wrongly says the prerequisite must have been built for free): Stable
+    """docs/rules.md ruling 2 (the prompt wrongly says the prerequisite must have been built for free): Stable
     bought with a traded WOOD still makes Horse Breeders free."""
     s = position(age=2, pyramid={18: "WALLS", 19: "HORSE_BREEDERS"},
                  p1={"cards": ["STABLE"]}, p2={"cards": ["BRICKYARD", "SAWMILL"]})

@@ -1,8 +1,9 @@
 """The 12 wonders, Theology and the 7-wonder limit.
 
-Sources: rules-reference.md section 2 (wonders), 3 (THEOLOGY), 9 (play again); section 11 rows
+Sources: docs/rules.md §2 (wonders), §3 (THEOLOGY), §9 (play again); §11 rows
 "7th wonder built", "Mausoleum with an empty discard", "Great Library", "Zeus / Circus Maximus with
-no target"; DECISIONS.md ruling 7 and "Moves" (a step with no legal option is skipped).
+no target"; docs/rules.md ruling 7; docs/state-format.md "Steps" (a step with no legal option is
+skipped).
 """
 
 import pytest
@@ -37,7 +38,7 @@ def rich_p1(*wonders_, **extra):
 
 # ---------------------------------------------------------------- building a wonder
 def test_wonder_is_paid_with_its_own_cost_and_the_card_is_tucked_not_discarded():
-    """rules-reference 2: pay the wonder's cost (never the card's); the card goes under the wonder,
+    """docs/rules.md §2: pay the wonder's cost (never the card's); the card goes under the wonder,
     not to the discard pile and not into the city."""
     s = position(age=2, pyramid=PYR, p1={"wonders": ["THE_PYRAMIDS"], "coins": 10})
     assert wonder_price(s, 1, "THE_PYRAMIDS") == 8
@@ -50,7 +51,7 @@ def test_wonder_is_paid_with_its_own_cost_and_the_card_is_tucked_not_discarded()
 
 
 def test_wonder_not_affordable_is_not_legal():
-    """rules-reference 6: you may not build without being able to pay."""
+    """docs/rules.md §6: you may not build without being able to pay."""
     s = position(age=2, pyramid=PYR, p1={"wonders": ["THE_PYRAMIDS"], "coins": 7})
     assert moves_of(s, "CONSTRUCT_WONDER") == set()
     with pytest.raises(IllegalMoveError, match="THE_PYRAMIDS costs 8 coins and player 1 has 7"):
@@ -58,7 +59,7 @@ def test_wonder_not_affordable_is_not_legal():
 
 
 def test_built_wonder_cannot_be_built_again():
-    """rules-reference 2: each wonder is built once."""
+    """docs/rules.md §2: each wonder is built once."""
     s = position(age=2, pyramid=PYR, p1={"cards": RICH, "wonders": {"THE_PYRAMIDS": 1}})
     with pytest.raises(IllegalMoveError, match="already built"):
         s.apply(wonder(19, "THE_PYRAMIDS"))
@@ -73,7 +74,7 @@ def test_only_own_wonders_can_be_built():
 
 # ---------------------------------------------------------------- one test per wonder
 def test_appian_way_gives_3_takes_3_and_plays_again():
-    """rules-reference 2: Appian Way: you take 3c, the opponent loses 3c, play again; 3 VP."""
+    """docs/rules.md §2: Appian Way: you take 3c, the opponent loses 3c, play again; 3 VP."""
     s = position(age=2, pyramid=PYR, p1=rich_p1("THE_APPIAN_WAY"), p2={"coins": 5})
     s = play(s, wonder(19, "THE_APPIAN_WAY"))
     assert coins(s) == (10, 2)
@@ -89,7 +90,7 @@ def test_appian_way_never_takes_coins_below_0():
 
 
 def test_circus_maximus_destroys_a_grey_card_of_the_opponent():
-    """rules-reference 2: Circus Maximus: 1 shield, then the builder puts one grey card of the
+    """docs/rules.md §2: Circus Maximus: 1 shield, then the builder puts one grey card of the
     opponent in the discard pile; the opponent's production (and so its prices) drops at once."""
     s = position(age=2, pyramid=PYR, p1={"coins": 11, "wonders": ["CIRCUS_MAXIMUS"]},
                  p2={"cards": ["QUARRY", "GLASSWORKS", "PRESS"]})
@@ -112,7 +113,7 @@ def test_circus_maximus_destroys_a_grey_card_of_the_opponent():
 
 def test_circus_maximus_with_no_grey_target_still_builds_and_gives_its_shield():
     """Checklist "Zeus / Circus Maximus with no target": legal; shield and VP still apply; the
-    destroy step is skipped (DECISIONS "Moves")."""
+    destroy step is skipped (docs/state-format.md "Steps")."""
     s = position(age=2, pyramid=PYR, p1={"coins": 10, "wonders": ["CIRCUS_MAXIMUS"]},
                  p2={"cards": ["QUARRY"]})
     assert wonder(19, "CIRCUS_MAXIMUS") in s.legal_moves()
@@ -124,7 +125,7 @@ def test_circus_maximus_with_no_grey_target_still_builds_and_gives_its_shield():
 
 
 def test_statue_of_zeus_destroys_a_brown_card_of_the_opponent():
-    """rules-reference 2: Statue of Zeus: 1 shield, then one brown card of the opponent goes to the
+    """docs/rules.md §2: Statue of Zeus: 1 shield, then one brown card of the opponent goes to the
     discard pile; a Sawmill removed lowers the builder's WOOD price from 4 to 2."""
     s = position(age=2, pyramid=PYR, p1={"coins": 13, "wonders": ["THE_STATUE_OF_ZEUS"]},
                  p2={"cards": ["QUARRY", "SAWMILL", "GLASSWORKS"]})
@@ -155,7 +156,7 @@ def test_statue_of_zeus_with_no_brown_target_still_builds_and_gives_its_shield()
 
 
 def test_destroyed_card_can_be_rebuilt_by_the_mausoleum():
-    """rules-reference 2: the destroyed card goes to the discard pile, so a later Mausoleum can take
+    """docs/rules.md §2: the destroyed card goes to the discard pile, so a later Mausoleum can take
     it."""
     s = position(age=2, pyramid={17: "WALLS", 18: "POSTRUM", 19: "COURTHOUSE"},
                  p1={"cards": ["LUMBER_YARD"], "coins": 30,
@@ -170,7 +171,7 @@ def test_destroyed_card_can_be_rebuilt_by_the_mausoleum():
 
 
 def test_colossus_gives_2_shields():
-    """rules-reference 2: The Colossus: 2 shields, 3 VP (player 2 pushes towards -9)."""
+    """docs/rules.md §2: The Colossus: 2 shields, 3 VP (player 2 pushes towards -9)."""
     s = position(age=2, pyramid=PYR, current=2, military=1,
                  p2={"cards": RICH, "wonders": ["THE_COLOSSUS"]})
     s = play(s, wonder(19, "THE_COLOSSUS"))
@@ -205,7 +206,7 @@ def test_great_library_draws_3_box_tokens_keeps_1_returns_2():
 
 
 def test_great_library_with_an_empty_box_skips_the_choice():
-    """DECISIONS "Moves": a step with no legal option is never asked for."""
+    """docs/state-format.md "Steps": a step with no legal option is never asked for."""
     s = position(age=2, pyramid=PYR, p1=rich_p1("THE_GREAT_LIBRARY"), board=["ECONOMY"], box=[])
     s = play(s, wonder(19, "THE_GREAT_LIBRARY"))
     assert s.step_name == "PLAY_CARD" and s.current_player == 2
@@ -213,7 +214,7 @@ def test_great_library_with_an_empty_box_skips_the_choice():
 
 
 def test_great_lighthouse_supplies_a_raw_unit_once_built():
-    """rules-reference 2: The Great Lighthouse supplies 1 WOOD/BRICK/STONE each turn; 4 VP."""
+    """docs/rules.md §2: The Great Lighthouse supplies 1 WOOD/BRICK/STONE each turn; 4 VP."""
     s = position(age=2, pyramid=PYR, current=2,
                  p1={"cards": ["SHELF_QUARRY"]},
                  p2={"coins": 20, "wonders": ["THE_GREAT_LIGHTHOUSE"]})
@@ -225,7 +226,7 @@ def test_great_lighthouse_supplies_a_raw_unit_once_built():
 
 
 def test_hanging_gardens_gives_6_and_plays_again():
-    """rules-reference 2: The Hanging Gardens: take 6c, play again; 3 VP."""
+    """docs/rules.md §2: The Hanging Gardens: take 6c, play again; 3 VP."""
     s = position(age=2, pyramid=PYR, p1=rich_p1("THE_HANGING_GARDENS"))
     s = play(s, wonder(19, "THE_HANGING_GARDENS"))
     assert coins(s) == (13, 7)
@@ -234,7 +235,7 @@ def test_hanging_gardens_gives_6_and_plays_again():
 
 
 def test_mausoleum_builds_a_discarded_card_for_free_with_its_effects():
-    """rules-reference 2: The Mausoleum: choose a card of the discard pile and build it for free;
+    """docs/rules.md §2: The Mausoleum: choose a card of the discard pile and build it for free;
     its effects apply (Brewery: +6c). 2 VP."""
     s = position(age=2, pyramid=PYR, p1=rich_p1("THE_MAUSOLEUM"),
                  discard=["PALISADE", "BREWERY", "STATUE"])
@@ -254,7 +255,7 @@ def test_mausoleum_builds_a_discarded_card_for_free_with_its_effects():
 
 
 def test_mausoleum_build_of_a_coin_cost_card_is_free_and_gives_shields():
-    """rules-reference 2: the free build counts as a construction: Pretorium (8c, 3 shields) costs
+    """docs/rules.md §2: the free build counts as a construction: Pretorium (8c, 3 shields) costs
     nothing and moves the pawn 3 (into the 3-5 zone: player 2 loses 2)."""
     s = position(age=3, pyramid={18: "PALACE", 19: "OBELISK"}, p1=rich_p1("THE_MAUSOLEUM"),
                  discard=["PRETORIUM"])
@@ -273,7 +274,7 @@ def test_mausoleum_with_an_empty_discard_pile_is_legal_and_does_nothing():
 
 
 def test_piraeus_supplies_a_manufactured_unit_and_plays_again():
-    """rules-reference 2: Piraeus supplies 1 GLASS/PAPYRUS each turn; play again; 2 VP."""
+    """docs/rules.md §2: Piraeus supplies 1 GLASS/PAPYRUS each turn; play again; 2 VP."""
     s = position(age=2, pyramid=PYR,
                  p1={"cards": ["LUMBER_YARD", "LOGGING_CAMP", "QUARRY", "CLAY_POOL"],
                      "wonders": ["PIRAEUS"]})
@@ -286,7 +287,7 @@ def test_piraeus_supplies_a_manufactured_unit_and_plays_again():
 
 
 def test_pyramids_are_worth_9_and_do_not_play_again():
-    """rules-reference 2: The Pyramids: 9 VP, no other effect."""
+    """docs/rules.md §2: The Pyramids: 9 VP, no other effect."""
     s = position(age=2, pyramid=PYR, p1=rich_p1("THE_PYRAMIDS"))
     s = play(s, wonder(19, "THE_PYRAMIDS"))
     assert s.score(0)["WONDER"] == 9
@@ -295,7 +296,7 @@ def test_pyramids_are_worth_9_and_do_not_play_again():
 
 
 def test_sphinx_plays_again_and_is_worth_6():
-    """rules-reference 2: The Sphinx: play again; 6 VP."""
+    """docs/rules.md §2: The Sphinx: play again; 6 VP."""
     s = position(age=2, pyramid={17: "WALLS", 18: "POSTRUM", 19: "COURTHOUSE"},
                  p1=rich_p1("THE_SPHINX"))
     s = play(s, wonder(19, "THE_SPHINX"))
@@ -306,7 +307,7 @@ def test_sphinx_plays_again_and_is_worth_6():
 
 
 def test_temple_of_artemis_gives_12_plays_again_worth_0():
-    """rules-reference 2: The Temple of Artemis: take 12c, play again; 0 VP."""
+    """docs/rules.md §2: The Temple of Artemis: take 12c, play again; 0 VP."""
     s = position(age=2, pyramid=PYR, p1=rich_p1("THE_TEMPLE_OF_ARTEMIS"), p2={"coins": 5})
     s = play(s, wonder(19, "THE_TEMPLE_OF_ARTEMIS"))
     assert coins(s) == (19, 5)  # the opponent loses nothing
@@ -316,14 +317,14 @@ def test_temple_of_artemis_gives_12_plays_again_worth_0():
 
 # ---------------------------------------------------------------- Theology
 def test_theology_gives_play_again_to_a_wonder_without_it():
-    """rules-reference 3: THEOLOGY: every wonder you build later has "play again"."""
+    """docs/rules.md §3: THEOLOGY: every wonder you build later has "play again"."""
     s = position(age=2, pyramid=PYR, p1=rich_p1("THE_PYRAMIDS", tokens=["THEOLOGY"]))
     s = play(s, wonder(19, "THE_PYRAMIDS"))
     assert s.current_player == 1 and s.step_name == "PLAY_CARD"
 
 
 def test_theology_does_not_give_a_second_extra_turn():
-    """rules-reference 3: a wonder that already has play again does not get a second one."""
+    """docs/rules.md §3: a wonder that already has play again does not get a second one."""
     s = position(age=2, pyramid={17: "WALLS", 18: "POSTRUM", 19: "COURTHOUSE"},
                  p1=rich_p1("THE_SPHINX", tokens=["THEOLOGY"]))
     s = play(s, wonder(19, "THE_SPHINX"))
@@ -333,7 +334,7 @@ def test_theology_does_not_give_a_second_extra_turn():
 
 
 def test_theology_extra_turn_comes_after_the_destroy_choice():
-    """rules-reference 9: with Theology the extra turn comes after the wonder's choice (destroy)."""
+    """docs/rules.md §9: with Theology the extra turn comes after the wonder's choice (destroy)."""
     s = position(age=2, pyramid=PYR, p1={"coins": 20, "wonders": ["THE_STATUE_OF_ZEUS"],
                                          "tokens": ["THEOLOGY"]},
                  p2={"cards": ["QUARRY"]})
@@ -344,7 +345,7 @@ def test_theology_extra_turn_comes_after_the_destroy_choice():
 
 
 def test_theology_extra_turn_comes_after_the_great_library_choice():
-    """rules-reference 9: the extra turn comes after the Great Library token choice."""
+    """docs/rules.md §9: the extra turn comes after the Great Library token choice."""
     s = position(age=2, pyramid=PYR, p1=rich_p1("THE_GREAT_LIBRARY", tokens=["THEOLOGY"]),
                  box=["PHILOSOPHY", "STRATEGY", "MASONRY"])
     s = play(s, wonder(19, "THE_GREAT_LIBRARY"))
@@ -354,7 +355,7 @@ def test_theology_extra_turn_comes_after_the_great_library_choice():
 
 
 def test_theology_extra_turn_comes_after_the_mausoleum_build():
-    """rules-reference 9: the extra turn comes after the Mausoleum build."""
+    """docs/rules.md §9: the extra turn comes after the Mausoleum build."""
     s = position(age=2, pyramid=PYR, p1=rich_p1("THE_MAUSOLEUM", tokens=["THEOLOGY"]),
                  discard=["TAVERN"])
     s = play(s, wonder(19, "THE_MAUSOLEUM"))
@@ -365,7 +366,7 @@ def test_theology_extra_turn_comes_after_the_mausoleum_build():
 
 
 def test_theology_taken_from_the_great_library_does_not_apply_to_the_library_itself():
-    """rules-reference 3: Theology applies to wonders built later."""
+    """docs/rules.md §3: Theology applies to wonders built later."""
     s = position(age=2, pyramid=PYR, p1=rich_p1("THE_GREAT_LIBRARY"),
                  box=["THEOLOGY", "STRATEGY", "MASONRY"])
     s = play(s, wonder(19, "THE_GREAT_LIBRARY"), library_token("THEOLOGY"))
@@ -387,7 +388,7 @@ def test_eighth_wonder_is_buildable_while_only_6_are_built():
 
 
 def test_seventh_wonder_sends_the_last_unbuilt_one_out_of_the_game():
-    """DECISIONS 7 / checklist "7th wonder built": when the 7th wonder is built the last unbuilt one
+    """docs/rules.md ruling 7 / §11 "7th wonder built": when the 7th wonder is built the last unbuilt one
     leaves the game at once: not buildable, shown in wondersUnavailable."""
     s = position(age=2, pyramid=PYR, p1={"cards": RICH, "wonders": SEVEN_P1},
                  p2={"coins": 50, "wonders": SEVEN_P2})
@@ -402,7 +403,7 @@ def test_seventh_wonder_sends_the_last_unbuilt_one_out_of_the_game():
 
 
 def test_theology_extra_turn_comes_after_a_pair_made_by_the_mausoleum_build():
-    """rules-reference 9: with Theology, the Mausoleum's free build, then the token choice of the
+    """docs/rules.md §9: with Theology, the Mausoleum's free build, then the token choice of the
     pair it makes, then the extra turn."""
     s = position(age=2, pyramid={17: "WALLS", 18: "POSTRUM", 19: "COURTHOUSE"},
                  discard=["SCHOOL"], board=["PHILOSOPHY"],

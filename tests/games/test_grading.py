@@ -207,3 +207,37 @@ def test_ratings_cli_reads_tournament_and_transcript_folders(tmp_path: Path, cap
     assert "Bradley-Terry ratings over 5 games" in out
     assert "| mcts:iterations=20 | +0 " in out
     assert main(["ratings", str(tmp_path / "empty")]) == 2
+
+
+def _flip_winner(path: Path) -> None:
+    """Rewrite a finished transcript's footer to claim the other player won."""
+    lines = path.read_text().splitlines()
+    footer = json.loads(lines[-1])
+    footer["winner"] = 1 if footer["winner"] != 1 else 2
+    lines[-1] = json.dumps(footer)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_grading_replays_every_game_before_it_counts(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "grade"
+    with FakeLLMServer(responder=scripted) as srv:
+        args = ["grade", "--variants", "baseline", "--model",
+                f"llm:compat:fake@{srv.url}/v1,mode=text", "--opponent", "random",
+                "--deals", "1", "--out", str(out), "--jobs", "1", "--no-progress"]
+        assert main(args) == 0
+        capsys.readouterr()
+        game = out / "games" / "baseline" / "deal0-seat1.jsonl"
+        _flip_winner(game)  # a footer that the moves do not support
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert str(game) in err and "field winner" in err
+
+
+def test_ratings_skip_a_transcript_whose_footer_the_moves_do_not_support(tmp_path: Path) -> None:
+    m = tmp_path / "m"
+    assert main(["match", "--p1", "rule", "--p2", "random", "--seed", "2",
+                 "--transcript", str(m / "g.jsonl")]) == 0
+    assert len(collect([str(m)])) == 1
+    _flip_winner(m / "g.jsonl")
+    assert collect([str(m)]) == []

@@ -1,5 +1,5 @@
 """Prompt variants: the shipped rules text is the seed verbatim, each variant's edits apply exactly,
-errata fixes every error rules-reference.md flags in the prompt, hashes are stable."""
+errata fixes every error docs/rules.md §12 lists in the prompt, hashes are stable."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_the_hash_follows_the_turn_message_wording(monkeypatch: pytest.MonkeyPat
     assert Variant(v.name, v.description, v.system, v.legal_moves).hash != before
 
 
-# Each error rules-reference.md marks in the seed: the wrong text, and the corrected text.
+# Each error of the seed that docs/rules.md §12 lists: the wrong text, and the corrected text.
 ERRATA = [
     ("CLAY_RESERVE\ntrade: BRICK for 1\nCOST\nfree\n",
      "CLAY_RESERVE\ntrade: BRICK for 1\nCOST\nmonetary cost: 3\n"),

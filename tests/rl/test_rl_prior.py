@@ -57,11 +57,12 @@ def test_a_seat_not_to_move_has_no_prior() -> None:
 
 torch = pytest.importorskip("torch")
 
-from duel.rl.dqn import Config, Trainer, _teacher_episode  # noqa: E402
+from duel.rl.demos import teacher_episode  # noqa: E402
+from duel.rl.dqn import Config, Trainer  # noqa: E402
 
 
 def test_a_searching_teacher_records_its_root_statistics() -> None:
-    ep = _teacher_episode((4, 2, "random", "mcts:iterations=40"))
+    ep = teacher_episode((4, 2, "random", "mcts:iterations=40"))
     assert len(ep.teacher_q) == len(ep.teacher_w) == len(ep.actions) > 10
     for mask, q, w, a in zip(ep.masks, ep.teacher_q, ep.teacher_w, ep.actions, strict=True):
         legal = mask.astype(bool)
@@ -75,12 +76,12 @@ def test_a_searching_teacher_records_its_root_statistics() -> None:
 
 
 def test_a_non_searching_teacher_records_no_statistics() -> None:
-    ep = _teacher_episode((4, 2, "random", "rule"))
+    ep = teacher_episode((4, 2, "random", "rule"))
     assert ep.teacher_q == [] and ep.teacher_w == [] and ep.actions
 
 
 def _batch(trainer: Trainer, n: int) -> dict[str, torch.Tensor]:
-    ep = _teacher_episode((7, 1, "random", "mcts:iterations=30"))
+    ep = teacher_episode((7, 1, "random", "mcts:iterations=30"))
     trainer.demos.add_episode(ep, 0.99, 5)
     return trainer.demos.sample(np.random.default_rng(0), n)
 

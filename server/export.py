@@ -1,0 +1,37 @@
+"""A game's transcript, built by the one transcript writer's line functions: the server exports
+what `duel.transcripts.TranscriptWriter` writes for the same game."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from duel.engine import SEATS, Deal
+from duel.errors import ConflictError
+from duel.transcripts import header_line, move_line, prompt_of, result_line
+from server.live import LiveGame
+from server.store import Store
+
+
+def header(game: LiveGame) -> dict[str, Any]:
+    """The transcript's first line: the deal, the options and each seat's agent."""
+    options = game.row.options
+    players = [(spec, prompt_of(game.agents.get(seat)))
+               for seat, spec in zip(SEATS, game.row.seats, strict=True)]
+    return header_line(options.get("seed"), Deal.from_json(options["deal"]), game.code,
+                       options["open_box"], players, game.row.created or time.time())
+
+
+async def transcript_lines(game: LiveGame, store: Store, partial: bool = False
+                           ) -> list[dict[str, Any]]:
+    """The game's transcript lines; ConflictError before the game is over, unless `partial`
+    (then an unfinished game has no result line)."""
+    if not game.over and not partial:
+        raise ConflictError("the transcript is ready once the game is over")
+    records = await asyncio.to_thread(store.moves, game.code)
+    lines = [header(game), *(move_line(r) for r in records)]
+    result = game.result
+    if result is not None:
+        lines.append(result_line(result, records))
+    return lines

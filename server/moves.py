@@ -1,0 +1,88 @@
+"""Moves: a seat's move read in its labels, checked and applied atomically (the engine state,
+the store and the event streams' notification move together), and the refusals it can get."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from duel.engine import Move, Perspective, Seat, seat_view
+from duel.errors import ConflictError, DuelError, IllegalMoveError, InvalidMoveError
+from duel.records import MoveRecord
+from server.live import LiveGame, to_move
+from server.store import Store
+
+
+def malformed(reason: str) -> InvalidMoveError:
+    """The refusal of a move that is not the prompt's move JSON."""
+    return InvalidMoveError(reason, detail={"error": "malformed move", "reason": reason})
+
+
+def parse_move(seat: Seat, move_json: Any) -> Move:
+    """A seat's move JSON (in its labels: it is player2) as a move in true labels."""
+    try:
+        move = Move.from_json(move_json)
+    except DuelError as exc:
+        raise malformed(str(exc)) from None
+    return Perspective(seat).move_in(move)
+
+
+def legal_for(game: LiveGame, seat: Seat) -> list[tuple[Move, int]]:
+    """The seat's legal moves with prices, in its labels; [] if it is not its turn."""
+    if game.over or to_move(game.state) is not seat:
+        return []
+    seen = Perspective(seat)
+    return [(seen.move_out(m), p) for m, p in game.state.priced_moves()]
+
+
+async def apply_move(game: LiveGame, store: Store, seat: Seat, move: Move, ply: int,
+                     details: dict[str, Any], seconds: float, forfeit: bool = False
+                     ) -> tuple[int, dict[str, Any]]:
+    """`seat` plays `move` (true labels) at `ply` (the moves already played), or resigns. Returns
+    the game's new ply and the state as the seat sees it right after the move. Raises
+    ConflictError (over, stale ply, not its turn) or IllegalMoveError."""
+    async with game.lock:
+        state = game.state
+        if game.over:
+            raise ConflictError("the game is over")
+        if ply != state.ply:
+            raise ConflictError(f"stale ply: {ply} moves were sent as played, the game has "
+                                f"{state.ply}")
+        if to_move(state) is not seat:
+            raise ConflictError(f"not your turn: {to_move(state)} is to move")
+        if move not in state.legal_moves():
+            raise illegal(game, seat, move)
+        record = MoveRecord.decided(state, move, seconds, details, forfeit)
+        after = state if forfeit else state.apply(move)
+        over = forfeit or after.is_terminal()
+        await asyncio.to_thread(store.append_move, game.code, record, seat_view(after), over)
+        game.row.ply = record.ply
+        game.row.over = over
+        if forfeit:
+            game.forfeit = seat
+        else:
+            game.advance(after)
+        answer = (game.row.ply, game.view_for(seat))
+    async with game.changed:
+        game.changed.notify_all()
+    return answer
+
+
+def illegal(game: LiveGame, seat: Seat, move: Move) -> IllegalMoveError:
+    """The refusal of an illegal move: why, and what is legal, all in the seat's labels."""
+    state = game.state
+    seen = Perspective(seat)
+    reason = seen.text_out(state.why_illegal(move))
+    return IllegalMoveError(reason, detail={
+        "error": "illegal move", "move": seen.move_out(move).to_json(), "reason": reason,
+        "legal": [m.to_json() for m in seen.moves_out(state.legal_moves())]})
+
+
+async def stale_note(game: LiveGame, store: Store, seat: Seat, move: Move, ply: int) -> str:
+    """What a refused stale ply adds: whether the move sent is the one recorded at that ply (a
+    retry whose first answer was lost: the move was applied, once)."""
+    rows = await asyncio.to_thread(store.moves, game.code)
+    if ply < len(rows) and rows[ply].seat is seat and not rows[ply].is_forfeit \
+            and rows[ply].move == move:
+        return f"this move was already applied as move {ply + 1}"
+    return f"move {ply + 1} was another move"
