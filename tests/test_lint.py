@@ -23,3 +23,10 @@ def test_ruff_finds_nothing() -> None:
 def test_mypy_strict_finds_nothing() -> None:
     done = _run("mypy", "--strict", "duel", "server")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_test_files_have_unique_names() -> None:
+    """Test folders have no __init__.py (pytest imports each file by its basename), so two files
+    of the same name in two layers would collide at collection."""
+    names = [p.name for p in (ROOT / "tests").rglob("*.py") if p.name != "conftest.py"]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
