@@ -1,4 +1,5 @@
-"""Agents: random, rule-based and MCTS (LLM and HTTP agents plug into the same spec parser)."""
+"""Agents: the protocol (base.py), spec strings and the registry of kinds (spec.py, builtin.py),
+and the kinds themselves: random, rule-based, MCTS, LLM (llm/) and the DQN policy (duel.rl)."""
 
 from duel.agents.base import Agent, Decision, RandomAgent
 from duel.agents.spec import make_agent

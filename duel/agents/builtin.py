@@ -1,16 +1,14 @@
-"""Registers the built-in agents with the spec parser."""
+"""The built-in agent kinds: their names, help and option tables, and where each builder lives.
+
+Builders are named by path, not imported: a kind's module (and its dependencies: numpy and
+onnxruntime for dqn, tenacity and the SDKs for llm) loads when an agent of that kind is built.
+"""
 
 from __future__ import annotations
 
-from duel.agents.base import RandomAgent
-from duel.agents.mcts import MCTSAgent
-from duel.agents.rule_based import RuleAgent
-from duel.agents.spec import AgentKind, Param, register
+from duel.agents.kinds import AgentKind, Param
 
-register(AgentKind("random", "uniform over the legal moves", {}, RandomAgent))
-register(AgentKind("rule", "rule-based priorities (win, block, economy, points, deny)", {},
-                   RuleAgent))
-register(AgentKind("mcts", "information-set MCTS", {
+MCTS_PARAMS = {
     "iterations": Param(int, 0, "iterations per move (default 1000 when no time is given)"),
     "time": Param(float, 0.0, "seconds per move"),
     "c": Param(float, 0.7, "UCB exploration constant"),
@@ -20,22 +18,32 @@ register(AgentKind("mcts", "information-set MCTS", {
     "seed": Param(int, -1, "seed of the agent's own generator (-1: the match's)"),
     "workers": Param(int, 1, "root parallelism: processes, each growing a tree with the full "
                              "budget; visits summed"),
-}, MCTSAgent))
+}
 
+LLM_PARAMS = {
+    "prompt": Param(str, "baseline", "prompt variant (duel prompts list)"),
+    "temperature": Param(float, 0.0, "sampling temperature"),
+    "max_attempts": Param(int, 3, "attempts per move before the fallback"),
+    "fallback": Param(str, "random", "after the last attempt: forfeit, random or rule"),
+    "max_tokens": Param(int, 400, "output token limit per call"),
+    "mode": Param(str, "", "structured output: json_schema, tool, json_object or text"),
+    "base_url": Param(str, "", "API endpoint (openai, anthropic)"),
+    "concurrency": Param(int, 8, "concurrent calls to this endpoint"),
+    "transport_retries": Param(int, 6, "retries of a failed connection, 429 or 5xx"),
+    "backoff": Param(float, 1.0, "first backoff in seconds (doubles each retry)"),
+    "timeout": Param(float, 600.0, "seconds per call"),
+}
 
-def _register_llm() -> None:
-    from duel.agents.llm import KIND
+RANDOM = AgentKind("random", "uniform over the legal moves",
+                   factory="duel.agents.base:RandomAgent")
+RULE = AgentKind("rule", "rule-based priorities (win, block, economy, points, deny)",
+                 factory="duel.agents.rule_based:RuleAgent")
+MCTS = AgentKind("mcts", "information-set MCTS", MCTS_PARAMS,
+                 factory="duel.agents.mcts:MCTSAgent")
+LLM = AgentKind("llm", "an LLM player: llm:openai:MODEL, llm:anthropic:MODEL, "
+                "llm:compat:MODEL@URL, llm:local", LLM_PARAMS,
+                custom_parser="duel.agents.llm.spec:parse_llm_spec")
+DQN = AgentKind("dqn", "masked deep-Q network (ONNX); dqn:PATH plays a model file",
+                custom_parser="duel.rl.policy:parse_dqn_spec")
 
-    register(KIND)
-
-
-_register_llm()
-
-
-def _register_dqn() -> None:
-    from duel.rl.policy import KIND
-
-    register(KIND)
-
-
-_register_dqn()
+BUILTIN_KINDS = (RANDOM, RULE, MCTS, LLM, DQN)

@@ -1,15 +1,22 @@
-"""The one Move type and its JSON form (the prompt's ``{"move", "moveData"}``)."""
+"""The one Move type and the one model of its JSON form (the prompt's ``{"move", "moveData"}``).
+
+:data:`MOVE_FIELDS` and :data:`MOVE_DATA` say which moveData keys each move kind has, of which JSON
+type and with which values. :meth:`Move.from_json` checks a move against them; the published move
+schema (``duel.schemas.build``) and the LLM's structured-output schema (``duel.agents.llm.schema``)
+are built from them, so the three cannot disagree.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from duel.errors import DuelError, IllegalMoveError, InvalidMoveError, InvalidStateError
 
-from .data import CARD_IDS, TOKEN_IDS, WONDER_IDS
+from .data import CARD_NAMES, TOKEN_NAMES, WONDER_NAMES
 
-__all__ = ["DuelError", "IllegalMoveError", "InvalidMoveError", "InvalidStateError", "Move"]
+__all__ = ["DuelError", "IllegalMoveError", "InvalidMoveError", "InvalidStateError", "Move",
+           "MoveField"]
 
 SELECT_WONDER: Final = "SELECT_WONDER"
 CONSTRUCT_BUILDING: Final = "CONSTRUCT_BUILDING"
@@ -20,6 +27,52 @@ CHOOSE_PROGRESS_TOKEN_FROM_DISCARD: Final = "CHOOSE_PROGRESS_TOKEN_FROM_DISCARD"
 DESTROY_CARD: Final = "DESTROY_CARD"
 CONSTRUCT_FROM_DISCARD: Final = "CONSTRUCT_FROM_DISCARD"
 CHOOSE_STARTING_PLAYER: Final = "CHOOSE_STARTING_PLAYER"
+
+# The keys of a move object: nothing else is allowed next to them.
+MOVE_KEYS: Final = ("move", "moveData")
+
+
+@dataclass(frozen=True, slots=True)
+class MoveField:
+    """One moveData key: the Move attribute it fills, its JSON type and its allowed values."""
+
+    key: str
+    attr: str
+    json_type: Literal["integer", "string"]
+    values: range | tuple[int, ...] | tuple[str, ...]
+    # The parser's message for a value of the right type outside `values` ({value} is the value).
+    outside: str
+
+    def schema(self) -> dict[str, Any]:
+        """This field as JSON Schema: a range of integers as bounds, anything else as an enum."""
+        if isinstance(self.values, range):
+            return {"type": self.json_type, "minimum": self.values.start,
+                    "maximum": self.values.stop - 1}
+        return {"type": self.json_type, "enum": list(self.values)}
+
+    def parse(self, kind: str, value: Any) -> Any:
+        """`value` if it is one of this field's values; else InvalidMoveError saying why not."""
+        if self.json_type == "integer":
+            # Python counts True as the integer 1; JSON does not
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidMoveError(f"{kind} {self.key} must be an integer, got {value!r}")
+        elif not isinstance(value, str):
+            raise InvalidMoveError(f"{kind} {self.key} must be a string, got {value!r}")
+        if value not in self.values:
+            raise InvalidMoveError(self.outside.format(value=value))
+        return value
+
+
+MOVE_DATA: Final[dict[str, MoveField]] = {f.key: f for f in (
+    MoveField("cardIndex", "card_index", "integer", range(20),
+              "cardIndex must be 0-19, got {value}"),
+    MoveField("wonder", "wonder", "string", WONDER_NAMES, "unknown wonder {value!r}"),
+    MoveField("progressToken", "token", "string", TOKEN_NAMES,
+              "unknown progress token {value!r}"),
+    MoveField("cardName", "card_name", "string", CARD_NAMES, "unknown card {value!r}"),
+    MoveField("playerNumber", "player_number", "integer", (1, 2),
+              "playerNumber must be 1 or 2, got {value}"),
+)}
 
 # moveData keys of each move kind, in the prompt's order.
 MOVE_FIELDS: Final[dict[str, tuple[str, ...]]] = {
@@ -34,6 +87,13 @@ MOVE_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     CHOOSE_STARTING_PLAYER: ("playerNumber",),
 }
 MOVE_KINDS: Final = tuple(MOVE_FIELDS)
+
+
+def move_data_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema of `kind`'s moveData object: exactly its fields, each with its values."""
+    keys = MOVE_FIELDS[kind]
+    return {"type": "object", "required": list(keys), "additionalProperties": False,
+            "properties": {key: MOVE_DATA[key].schema() for key in keys}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,18 +113,7 @@ class Move:
 
     def to_json(self) -> dict[str, Any]:
         """The prompt's form, e.g. ``{"move": "DISCARD", "moveData": {"cardIndex": 3}}``."""
-        data: dict[str, Any] = {}
-        for key in MOVE_FIELDS[self.kind]:
-            if key == "cardIndex":
-                data[key] = self.card_index
-            elif key == "wonder":
-                data[key] = self.wonder
-            elif key == "progressToken":
-                data[key] = self.token
-            elif key == "cardName":
-                data[key] = self.card_name
-            else:
-                data[key] = self.player_number
+        data = {key: getattr(self, MOVE_DATA[key].attr) for key in MOVE_FIELDS[self.kind]}
         return {"move": self.kind, "moveData": data}
 
     @staticmethod
@@ -81,39 +130,24 @@ class Move:
         data = obj.get("moveData")
         if not isinstance(data, dict):
             raise InvalidMoveError(f'{kind} needs a "moveData" object')
+        extra = sorted(set(obj) - set(MOVE_KEYS))
+        if extra:
+            raise InvalidMoveError(
+                f"a move has unexpected field(s) {extra}; expected {list(MOVE_KEYS)}")
         wanted = MOVE_FIELDS[kind]
         extra = sorted(set(data) - set(wanted))
         if extra:
-            raise InvalidMoveError(
-                f"{kind} moveData has unexpected field(s) {extra}; expected {list(wanted)}")
+            # A misspelt key is both unexpected and missing: name the key it should have been.
+            missing = [key for key in wanted if key not in data]
+            needed = "; ".join(f"{key!r} is a required property" for key in missing) \
+                or f"expected {list(wanted)}"
+            raise InvalidMoveError(f"{kind} moveData has unexpected field(s) {extra}; {needed}")
         fields: dict[str, Any] = {}
         for key in wanted:
             if key not in data:
                 raise InvalidMoveError(f'{kind} moveData needs "{key}"')
-            value = data[key]
-            if key in ("cardIndex", "playerNumber"):
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise InvalidMoveError(f"{kind} {key} must be an integer, got {value!r}")
-                if key == "cardIndex" and not 0 <= value < 20:
-                    raise InvalidMoveError(f"cardIndex must be 0-19, got {value}")
-                if key == "playerNumber" and value not in (1, 2):
-                    raise InvalidMoveError(f"playerNumber must be 1 or 2, got {value}")
-                fields["card_index" if key == "cardIndex" else "player_number"] = value
-                continue
-            if not isinstance(value, str):
-                raise InvalidMoveError(f"{kind} {key} must be a string, got {value!r}")
-            if key == "wonder":
-                if value not in WONDER_IDS:
-                    raise InvalidMoveError(f"unknown wonder {value!r}")
-                fields["wonder"] = value
-            elif key == "progressToken":
-                if value not in TOKEN_IDS:
-                    raise InvalidMoveError(f"unknown progress token {value!r}")
-                fields["token"] = value
-            else:
-                if value not in CARD_IDS:
-                    raise InvalidMoveError(f"unknown card {value!r}")
-                fields["card_name"] = value
+            field = MOVE_DATA[key]
+            fields[field.attr] = field.parse(kind, data[key])
         return Move(kind, **fields)
 
     def __str__(self) -> str:
@@ -134,11 +168,11 @@ class Move:
 BUILD_MOVES: Final = tuple(Move(CONSTRUCT_BUILDING, card_index=i) for i in range(20))
 DISCARD_MOVES: Final = tuple(Move(DISCARD, card_index=i) for i in range(20))
 WONDER_MOVES: Final = tuple(tuple(Move(CONSTRUCT_WONDER, card_index=i, wonder=w)
-                                  for w in WONDER_IDS) for i in range(20))
-SELECT_MOVES: Final = tuple(Move(SELECT_WONDER, wonder=w) for w in WONDER_IDS)
-TOKEN_MOVES: Final = tuple(Move(CHOOSE_PROGRESS_TOKEN, token=t) for t in TOKEN_IDS)
-LIBRARY_MOVES: Final = tuple(Move(CHOOSE_PROGRESS_TOKEN_FROM_DISCARD, token=t) for t in TOKEN_IDS)
-DESTROY_MOVES: Final = tuple(Move(DESTROY_CARD, card_name=c) for c in CARD_IDS)
-FROM_DISCARD_MOVES: Final = tuple(Move(CONSTRUCT_FROM_DISCARD, card_name=c) for c in CARD_IDS)
+                                  for w in WONDER_NAMES) for i in range(20))
+SELECT_MOVES: Final = tuple(Move(SELECT_WONDER, wonder=w) for w in WONDER_NAMES)
+TOKEN_MOVES: Final = tuple(Move(CHOOSE_PROGRESS_TOKEN, token=t) for t in TOKEN_NAMES)
+LIBRARY_MOVES: Final = tuple(Move(CHOOSE_PROGRESS_TOKEN_FROM_DISCARD, token=t) for t in TOKEN_NAMES)
+DESTROY_MOVES: Final = tuple(Move(DESTROY_CARD, card_name=c) for c in CARD_NAMES)
+FROM_DISCARD_MOVES: Final = tuple(Move(CONSTRUCT_FROM_DISCARD, card_name=c) for c in CARD_NAMES)
 START_MOVES: Final = (Move(CHOOSE_STARTING_PLAYER, player_number=1),
                       Move(CHOOSE_STARTING_PLAYER, player_number=2))

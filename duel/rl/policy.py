@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from duel.agents.base import Decision
-from duel.agents.spec import AgentKind
 from duel.engine import Move
 from duel.errors import SpecError
 from duel.rl.encoding import action_mask, action_of, encode_view, move_of
@@ -75,11 +74,9 @@ class DQNAgent:
         return Decision(move_of(action), {"q": round(float(q[action]), 4)})
 
 
-def _parse(rest: str) -> DQNAgent:
+def parse_dqn_spec(rest: str) -> DQNAgent:
+    """The agent of spec ``dqn`` (the shipped model) or ``dqn:PATH`` (a model file)."""
     return DQNAgent(rest.strip() or None)
 
 
-KIND = AgentKind("dqn", "masked deep-Q network (ONNX); dqn:PATH plays a model file", {},
-                 DQNAgent, custom_parser=_parse)
-
-__all__ = ["KIND", "DQNAgent", "QModel", "action_of", "masked_argmax", "shipped_model"]
+__all__ = ["DQNAgent", "QModel", "action_of", "masked_argmax", "parse_dqn_spec", "shipped_model"]

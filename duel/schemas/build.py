@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from duel.engine.data import BACK_NAMES, CARD_NAMES, GROUP_ORDER, TOKEN_NAMES, WONDER_NAMES
-from duel.engine.moves import MOVE_FIELDS
+from duel.engine.moves import MOVE_KEYS, MOVE_KINDS, move_data_schema
 from duel.engine.state import STEP_NAMES
 
 HERE = Path(__file__).parent
@@ -98,32 +98,16 @@ def state_schema() -> dict[str, Any]:
     }
 
 
-def _move_data(fields: tuple[str, ...]) -> dict[str, Any]:
-    props: dict[str, Any] = {}
-    for f in fields:
-        if f == "cardIndex":
-            props[f] = {"type": "integer", "minimum": 0, "maximum": 19}
-        elif f == "wonder":
-            props[f] = {"enum": list(WONDER_NAMES)}
-        elif f == "progressToken":
-            props[f] = {"enum": list(TOKEN_NAMES)}
-        elif f == "cardName":
-            props[f] = {"enum": list(CARD_NAMES)}
-        else:
-            props[f] = {"enum": [1, 2]}
-    return {"type": "object", "required": list(fields), "additionalProperties": False,
-            "properties": props}
-
-
 def move_schema() -> dict[str, Any]:
+    """One branch per move kind, each built from the engine's move model (duel.engine.moves)."""
     return {
         "$schema": DRAFT,
         "$id": "https://duel.dev/schemas/move.schema.json",
         "title": "7 Wonders Duel move (the rules prompt's {move, moveData} format)",
         "anyOf": [
-            {"type": "object", "required": ["move", "moveData"],
-             "properties": {"move": {"const": kind}, "moveData": _move_data(fields)}}
-            for kind, fields in MOVE_FIELDS.items()
+            {"type": "object", "required": list(MOVE_KEYS), "additionalProperties": False,
+             "properties": {"move": {"const": kind}, "moveData": move_data_schema(kind)}}
+            for kind in MOVE_KINDS
         ],
     }
 

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from duel import transcripts
 from duel.agents.base import Decision
-from duel.agents.spec import _KINDS, AgentKind, register
+from duel.agents.spec import AgentKind, register, unregister
 from duel.engine import CARD_NAMES, Deal, GameState, Move, new_game
 from duel.schemas import schema_error
 
@@ -176,7 +176,7 @@ def register_test_agents() -> None:
 
 def unregister_test_agents() -> None:
     for name in TEST_KINDS:
-        _KINDS.pop(name, None)
+        unregister(name)
 
 
 def create(client: Any, p1: str, p2: str, **options: Any) -> tuple[str, dict[str, str]]:

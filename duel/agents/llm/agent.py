@@ -4,10 +4,11 @@ Per move: one conversation of at most `max_attempts` attempts. Each attempt is a
 failures are retried with backoff honouring retry-after and do not use an attempt; only when
 `transport_retries` run out, or the provider refuses the request, is the attempt spent), then the
 checks, in order:
-TRUNCATED (finish reason length), EMPTY, UNPARSABLE (no JSON object), SCHEMA (pydantic and the
-published move schema), ILLEGAL (the engine's legal moves). A failed attempt is answered with the
-reason in the game's words, and the model is asked again. After the last attempt the fallback
-(`forfeit`, `random` or `rule`) plays, and is recorded as such. Every call is recorded.
+TRUNCATED (finish reason length), EMPTY, UNPARSABLE (no JSON object), SCHEMA (the engine's move
+parser, whose model the structured-output schema is built from), ILLEGAL (the engine's legal
+moves). A failed attempt is answered with the reason in the game's words, and the model is asked
+again. After the last attempt the fallback (`forfeit`, `random` or `rule`) plays, and is
+recorded as such. Every call is recorded.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from duel.agents.base import Decision, RandomAgent
 from duel.agents.llm import runner
 from duel.agents.llm.prices import cost, price_table
 from duel.agents.llm.providers import Provider, Reply
-from duel.agents.llm.schema import last_json_object, pydantic_error
+from duel.agents.llm.schema import last_json_object
 from duel.engine import InfoSet, InvalidMoveError, Move
 from duel.engine.moves import (
     CHOOSE_PROGRESS_TOKEN,
@@ -41,7 +42,6 @@ from duel.engine.moves import (
 )
 from duel.errors import LLMConfigError, RequestError, TransportError
 from duel.prompts import Variant
-from duel.schemas import move_schema_error
 
 OK = "OK"
 TRANSPORT = "TRANSPORT"
@@ -203,14 +203,10 @@ class LLMAgent:
             obj = last_json_object(reply.text)
             if obj is None:
                 return UNPARSABLE, None, "your answer contained no JSON object"
-        problem = pydantic_error(obj) or move_schema_error(obj)
-        if problem is None:
-            try:
-                move = Move.from_json(obj)
-            except InvalidMoveError as exc:
-                problem = str(exc)
-        if problem is not None:
-            return SCHEMA, None, f"your move is malformed: {problem}"
+        try:
+            move = Move.from_json(obj)
+        except InvalidMoveError as exc:
+            return SCHEMA, None, f"your move is malformed: {exc}"
         if move not in legal:
             return ILLEGAL, None, f"that move is not legal: {state.why_illegal(move)}"
         return OK, move, ""

