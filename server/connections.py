@@ -19,7 +19,8 @@ SHUTDOWN_GRACE = 2  # seconds open requests get to finish when the server is tol
 
 def header_timeout_protocol(seconds: float) -> type[H11Protocol]:
     """uvicorn's h11 protocol, closing a connection that has not sent a whole request line and
-    headers within `seconds` of its opening, or of the end of its previous response."""
+    headers within `seconds` of its opening, or of the first byte of its next request (between
+    requests, uvicorn's keep-alive timeout closes an idle connection)."""
 
     class HeaderTimeout(H11Protocol):
         timer: asyncio.TimerHandle | None = None
@@ -32,10 +33,7 @@ def header_timeout_protocol(seconds: float) -> type[H11Protocol]:
             super().data_received(data)
             if self.conn.their_state is not h11.IDLE:  # a request's head has arrived
                 self._disarm()
-
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+            elif self.timer is None:  # the first bytes of the next request's head
                 self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
