@@ -246,16 +246,14 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
-    from server.connections import server_config
+    from server.connections import Server, server_config
     from server.main import create_app
     from server.settings import from_args
 
     limits = from_args(args)
     app = create_app(args.db, rate=args.rate, burst=args.burst, limits=limits)
     print(f"duel server on http://{args.host}:{args.port} (docs at /docs), games in {args.db}")
-    uvicorn.Server(server_config(app, args.host, args.port, args.log_level, limits)).run()
+    Server(server_config(app, args.host, args.port, args.log_level, limits), app).run()
     return 0
 
 

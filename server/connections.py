@@ -1,14 +1,16 @@
 """Connections: how long a client may take to send a request's line and headers (uvicorn only
 times idle keep-alive connections, so a client trickling its headers a byte a second would be
-held open for ever), and the uvicorn settings `duel serve` runs with."""
+held open for ever), the uvicorn settings `duel serve` runs with, and its way of stopping."""
 
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any
 
 import h11
 import uvicorn
+from fastapi import FastAPI
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from server.settings import Limits
@@ -57,7 +59,7 @@ def header_timeout_protocol(seconds: float) -> type[H11Protocol]:
     return HeaderTimeout
 
 
-def server_config(app: Any, host: str, port: int, log_level: str, limits: Limits
+def server_config(app: FastAPI, host: str, port: int, log_level: str, limits: Limits
                   ) -> uvicorn.Config:
     """uvicorn's settings: the header timeout above, idle connections closed after
     `keep_alive` seconds, request heads of at most MAX_HEAD bytes, at most `max_connections`
@@ -68,3 +70,19 @@ def server_config(app: Any, host: str, port: int, log_level: str, limits: Limits
         http=header_timeout_protocol(limits.header_timeout),
         timeout_keep_alive=limits.keep_alive, h11_max_incomplete_event_size=MAX_HEAD,
         limit_concurrency=limits.max_connections, timeout_graceful_shutdown=SHUTDOWN_GRACE)
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server, stopping the games' agent work first when told to stop (SIGTERM):
+    searches are killed and requests waiting for an agent answer at once (429, "the server is
+    stopping") instead of holding the shutdown until they are cancelled."""
+
+    def __init__(self, config: uvicorn.Config, app: FastAPI) -> None:
+        super().__init__(config)
+        self.app = app
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        manager: Any = getattr(self.app.state, "manager", None)
+        if manager is not None:
+            await manager.stop()
+        await super().shutdown(sockets)

@@ -62,12 +62,13 @@ class GameManager:
         self.sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def stop(self) -> None:
-        """Cancel every turn and kill the searches (the store keeps each game's position: an
-        agent seat whose turn it was thinks again after a restart)."""
+        """Cancel every turn and stop every decision being made (the store keeps each game's
+        position: an agent seat whose turn it was thinks again after a restart). Safe to call
+        again."""
         if self.sweeper is not None:
             self.sweeper.cancel()
         tasks = self.turns.stop(self.games.values())
-        self.thinker.close()
+        await self.thinker.close()
         if tasks:
             await asyncio.wait(tasks, timeout=STOP_WAIT)
 

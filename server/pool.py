@@ -23,6 +23,7 @@ from duel.errors import BusyError, DeadlineError
 
 T = TypeVar("T")
 STARTUP = 60.0  # seconds a new worker may take to start: the machine may be loaded
+CLOSE_WAIT = 2.0  # seconds the killed workers' executors get to wind down on close
 PRELOAD = ["duel.agents.builtin"]  # imported once by the fork server, not by every worker
 
 
@@ -116,10 +117,15 @@ class Pool:
             else:
                 slot.kill()
 
-    def close(self) -> None:
-        """Kill every worker, searching or idle (the server is stopping)."""
+    async def close(self) -> None:
+        """Kill every worker, searching or idle (the server is stopping), and wait a moment
+        for their executors to wind down."""
         self.closed = True
-        for slot in [*self.busy, *self.idle]:
-            slot.kill()
+        slots = [*self.busy, *self.idle]
         self.busy.clear()
         self.idle.clear()
+        for slot in slots:
+            slot.kill()
+        if slots:
+            await asyncio.wait([asyncio.ensure_future(asyncio.to_thread(
+                slot.executor.shutdown, True)) for slot in slots], timeout=CLOSE_WAIT)

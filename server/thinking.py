@@ -26,6 +26,7 @@ from duel.agents.base import Agent, Decision
 from duel.agents.llm import runner
 from duel.agents.spec import make_agent
 from duel.engine import Move
+from duel.errors import BusyError
 from server.budget import bounded_spec, check_budget, is_search
 from server.caps import Caps
 from server.pool import Pool, within
@@ -101,6 +102,8 @@ class Thinker:
                              retry_after=1)
         self.llm = Caps("LLM moves", limits.llm_calls, limits.llm_calls_per_caller,
                         retry_after=5)
+        self.thinking: set[asyncio.Task[Decision]] = set()
+        self.closed = False
 
     async def choose(self, agent: Agent, spec: str, view: dict[str, Any],
                      legal: Sequence[Move], seed: int, caller: str, queue: bool) -> Decision:
@@ -116,6 +119,24 @@ class Thinker:
 
     async def _run(self, agent: Agent, spec: str, view: dict[str, Any], legal: Sequence[Move],
                    seed: int) -> Decision:
+        """The decision, made in a task of its own that `close` can stop: the request or the
+        turn waiting for it then gets BusyError ("the server is stopping") rather than being
+        cancelled itself."""
+        if self.closed:
+            raise stopping()
+        task = asyncio.ensure_future(self._think(agent, spec, view, legal, seed))
+        self.thinking.add(task)
+        task.add_done_callback(self.thinking.discard)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            waiter = asyncio.current_task()
+            if self.closed and waiter is not None and not waiter.cancelling():
+                raise stopping() from None
+            raise
+
+    async def _think(self, agent: Agent, spec: str, view: dict[str, Any],
+                     legal: Sequence[Move], seed: int) -> Decision:
         if isinstance(agent, AsyncAgent):
             seconds = self.limits.llm_deadline
             return await within(seconds, on_llm_loop(agent, view, legal, seed))
@@ -125,7 +146,14 @@ class Thinker:
                                        view, list(legal), seed)
         return await within(seconds, in_thread(agent.choose, view, legal, random.Random(seed)))
 
-    def close(self) -> None:
-        """Kill the search workers (the server is stopping); cancelled LLM moves stop on their
-        own loop, abandoned threads with the process."""
-        self.pool.close()
+    async def close(self) -> None:
+        """Stop every decision being made (the server is stopping): searches' workers are
+        killed, LLM moves cancelled on their loop, threads abandoned to end with the process."""
+        self.closed = True
+        for task in self.thinking:
+            task.cancel()
+        await self.pool.close()
+
+
+def stopping() -> BusyError:
+    return BusyError("the server is stopping; retry in a moment", retry_after=5)

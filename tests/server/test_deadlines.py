@@ -90,7 +90,7 @@ def test_a_worker_past_its_deadline_is_killed_and_replaced_alone() -> None:
             assert pid not in {slot.pid for slot in pool.idle}
             return took, pid
         finally:
-            pool.close()
+            await pool.close()
 
     took, pid = asyncio.run(scenario())
     assert took < 3.0
@@ -191,5 +191,5 @@ def test_an_llm_move_has_a_total_deadline_whatever_its_settings() -> None:
         wait_until(lambda: silent.closed, 10, "the abandoned request's connection to close")
         assert thinker.llm.running == 0
     finally:
-        thinker.close()
+        asyncio.run(thinker.close())
         silent.close()
