@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, live, stored_moves
+from play_helpers import WAIT, live, manager, stored_moves
 from server_helpers import GatedAgent, HangingAgent, create, wait_until
 
 from duel.agents.spec import make_agent
@@ -59,6 +59,17 @@ def test_a_large_search_in_a_seat_plays_its_own_move_within_the_deadline(
     assert 0 < first.details["iterations"] < 200_000
     # Worker start-up included (the first search of this app): well under the 73 s of before.
     assert first.seconds < 20, first.seconds
+
+
+def test_a_seat_s_search_runs_in_a_worker_process(quick: TestClient) -> None:
+    """Not on the server's threads: a search never holds the event loop or the GIL that every
+    other game and request needs."""
+    m = manager(quick)
+    code, _ = create(quick, "mcts:time=0.5", "external", seed=5)
+    workers = wait_until(lambda: {slot.pid for slot in m.thinker.pool.busy}, WAIT,
+                         "the seat's search")
+    assert os.getpid() not in workers and live(quick, code).state.ply == 0
+    wait_until(lambda: live(quick, code).state.ply >= 1, WAIT, "the search's move")
 
 
 def test_the_worker_decides_from_its_arguments_alone() -> None:
