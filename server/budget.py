@@ -43,16 +43,3 @@ def is_search(spec: str) -> bool:
     return (kind is not None and kind.custom_parser is None
             and not {"time", "iterations"}.isdisjoint(kind.params))
 
-
-def bounded_spec(spec: str, seconds: float) -> str:
-    """`spec` with its search cut at `seconds`: its `time` at most that, whatever else sizes it
-    (a search sized in iterations stops at whichever limit comes first). A kind without a
-    `time` parameter is left as it is."""
-    name, _, rest = spec.strip().partition(":")
-    kind = kinds().get(name)
-    if kind is None or kind.custom_parser is not None or "time" not in kind.params:
-        return spec
-    params = parse_params(kind, rest)
-    given = float(params.get("time", 0.0))
-    params["time"] = min(given, seconds) if given > 0 else seconds
-    return name + ":" + ",".join(f"{key}={value}" for key, value in params.items())

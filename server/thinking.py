@@ -1,9 +1,9 @@
 """How the server runs an agent's decision, within a deadline enforced from outside the agent.
 
 - A search (a kind sized in time or iterations: MCTS) runs in a worker process (server/pool.py)
-  with its own budget cut short of the deadline (`bounded_spec`), so it answers with the best
-  move it found; past the deadline its worker is killed. The worker gets only the spec, the
-  view, the legal moves and a seed: the decision depends on nothing else.
+  with its time budget cut short of the deadline (`cut`), whatever else sizes it, so it answers
+  with the best move it found; past the deadline its worker is killed. The worker gets only the
+  spec, the view, the legal moves, a seed and the time: the decision depends on nothing else.
 - An agent with `achoose` (an LLM player) runs on the event loop of the LLM calls; at the
   deadline its coroutine is cancelled, whatever attempts, retries and timeouts it was built
   with.
@@ -27,7 +27,7 @@ from duel.agents.llm import runner
 from duel.agents.spec import make_agent
 from duel.engine import Move
 from duel.errors import BusyError
-from server.budget import bounded_spec, check_budget, is_search
+from server.budget import check_budget, is_search
 from server.caps import Caps
 from server.pool import Pool, within
 from server.settings import Limits
@@ -42,11 +42,21 @@ class AsyncAgent(Protocol):
                       rng: random.Random) -> Decision: ...
 
 
-def search(spec: str, view: dict[str, Any], legal: Sequence[Move], seed: int) -> Decision:
+@runtime_checkable
+class Timed(Protocol):
+    time: float  # the search's budget in seconds; 0 for none (it is sized otherwise)
+
+
+def search(spec: str, view: dict[str, Any], legal: Sequence[Move], seed: int, seconds: float
+           ) -> Decision:
     """A search's decision, in a worker process: its agent is built afresh from the spec (and
-    its budget checked again), so the answer depends on the arguments alone."""
+    its budget checked again), so the answer depends on the arguments alone. Its time is cut
+    to `seconds`; a search sized in iterations stops at whichever limit comes first."""
     check_budget(spec)
-    return make_agent(spec).choose(view, legal, random.Random(seed))
+    agent = make_agent(spec)
+    if isinstance(agent, Timed):
+        agent.time = min(agent.time, seconds) if agent.time > 0 else seconds
+    return agent.choose(view, legal, random.Random(seed))
 
 
 def cut(seconds: float) -> float:
@@ -142,8 +152,8 @@ class Thinker:
             return await within(seconds, on_llm_loop(agent, view, legal, seed))
         seconds = self.limits.search_deadline
         if is_search(spec):
-            return await self.pool.run(seconds, search, bounded_spec(spec, cut(seconds)),
-                                       view, list(legal), seed)
+            return await self.pool.run(seconds, search, spec, view, list(legal), seed,
+                                       cut(seconds))
         return await within(seconds, in_thread(agent.choose, view, legal, random.Random(seed)))
 
     async def close(self) -> None:

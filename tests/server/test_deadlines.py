@@ -76,8 +76,11 @@ def test_the_worker_decides_from_its_arguments_alone() -> None:
     state = new_game(seed=9)
     seen = Perspective.to_move(state)
     view, legal = seen.view(state), seen.moves_out(state.legal_moves())
-    answers = {search("mcts:iterations=40", view, legal, 7).move for _ in range(3)}
-    assert len(answers) == 1
+    answers = [search("mcts:iterations=40", view, legal, 7, 30.0) for _ in range(3)]
+    assert len({a.move for a in answers}) == 1
+    assert {a.details["iterations"] for a in answers} == {40}
+    # A search sized in iterations keeps its size (the default too), the time only cuts it.
+    assert search("mcts", view, legal, 7, 30.0).details["iterations"] == 1000
 
 
 def test_a_worker_past_its_deadline_is_killed_and_replaced_alone() -> None:
