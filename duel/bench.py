@@ -124,7 +124,8 @@ def bench_server(clients: int, seconds: float) -> dict[str, float]:
     folder = tempfile.mkdtemp(prefix="duel-bench-")
     proc = subprocess.Popen([sys.executable, "-m", "duel.cli", "serve", "--port", str(port),
                              "--db", os.path.join(folder, "bench.db"), "--log-level", "warning",
-                             "--rate", "100000", "--burst", "100000"])
+                             "--rate", "100000", "--burst", "100000",
+                             "--create-per-minute", "100000", "--create-burst", "100000"])
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30

@@ -246,13 +246,14 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
+    from server.connections import Server, server_config
     from server.main import create_app
+    from server.settings import from_args
 
-    app = create_app(args.db, rate=args.rate, burst=args.burst)
+    limits = from_args(args)
+    app = create_app(args.db, rate=args.rate, burst=args.burst, limits=limits)
     print(f"duel server on http://{args.host}:{args.port} (docs at /docs), games in {args.db}")
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    Server(server_config(app, args.host, args.port, args.log_level, limits), app).run()
     return 0
 
 
@@ -417,6 +418,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rate", type=float, default=200.0,
                    help="requests per second per token (or per address without one)")
     p.add_argument("--burst", type=int, default=400)
+    from server.settings import add_arguments
+
+    add_arguments(p)
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("agents", help="the agent specs and their parameters")

@@ -118,3 +118,12 @@ class BusyError(DuelError):
     def __init__(self, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class DeadlineError(BusyError):
+    """An agent did not answer within the deadline the server gives every move (the server
+    was too busy, or the agent hung); a game's seat gets its fallback, a caller may retry."""
+
+
+class SlowClientError(DuelError):
+    """A client sent its request too slowly (its body trickled in past the server's deadline)."""

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from duel.agents.base import Agent
+from duel.agents.base import Agent, Decision
 from duel.agents.spec import make_agent
 from duel.engine import Deal, GameState, IllegalMoveError, Move, Perspective, Result, Seat, new_game
 from duel.records import GameSummary, MoveRecord
@@ -36,7 +36,12 @@ class MatchResult:
 
 def agent_rng(seed: int, seat: Seat) -> random.Random:
     """Each seat's generator depends on the match seed and the seat only, never on the deal."""
-    return random.Random(seed * 2 + seat.index)
+    return random.Random(agent_seed(seed, seat))
+
+
+def agent_seed(seed: int, seat: Seat) -> int:
+    """The seed of `agent_rng(seed, seat)`, for a decision made in another process."""
+    return seed * 2 + seat.index
 
 
 def decide(agent: Agent, state: GameState, rng: random.Random
@@ -44,11 +49,18 @@ def decide(agent: Agent, state: GameState, rng: random.Random
     """Ask `agent` for the move of the player to move. It sees the view in which it is player2,
     as the prompt says; its answer and its details are mapped back to the true labels."""
     seen = Perspective.to_move(state)
-    legal = state.legal_moves()
-    decision = agent.choose(seen.view(state), seen.moves_out(legal), rng)
+    decision = agent.choose(seen.view(state), seen.moves_out(state.legal_moves()), rng)
+    return taken(state, decision, agent.spec)
+
+
+def taken(state: GameState, decision: Decision, spec: str) -> tuple[Move, dict[str, Any], bool]:
+    """A decision made in the view of the player to move (who is player2 there), mapped back to
+    the true labels: the move, its details, and whether the agent resigns. IllegalMoveError if
+    the move is not legal. (The server gets its agents' decisions from other processes.)"""
+    seen = Perspective.to_move(state)
     move = seen.move_in(decision.move)
-    if move not in legal:
-        raise IllegalMoveError(f"agent {agent.spec} chose an illegal move {decision.move}: "
+    if move not in state.legal_moves():
+        raise IllegalMoveError(f"agent {spec} chose an illegal move {decision.move}: "
                                f"{seen.text_out(state.why_illegal(move))}")
     return move, seen.details_in(decision.details), decision.forfeit
 

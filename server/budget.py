@@ -33,3 +33,13 @@ def check_budget(spec: str) -> None:
     if over:
         allowed = ", ".join(f"{key}={limit:g}" for key, limit in LIMITS.items())
         raise SpecError(f"{name} budget too large ({', '.join(over)}): at most {allowed}")
+
+
+def is_search(spec: str) -> bool:
+    """Whether the spec's kind sizes a search (declares `time` or `iterations`): the server runs
+    it in a worker process."""
+    name = spec.strip().partition(":")[0]
+    kind = kinds().get(name)
+    return (kind is not None and kind.custom_parser is None
+            and not {"time", "iterations"}.isdisjoint(kind.params))
+

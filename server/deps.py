@@ -15,6 +15,7 @@ from duel.engine import Seat
 from duel.errors import AuthError
 from server.live import LiveGame
 from server.manager import GameManager
+from server.seats import token_hash
 
 
 def bearer_token(authorization: str | None, query_token: str | None) -> str | None:
@@ -44,9 +45,10 @@ def bearer(authorization: Annotated[str | None, Header()] = None,
 Token = Annotated[str | None, Depends(bearer)]
 
 
-def game(code: str, m: Manager) -> LiveGame:
-    """The game named in the path (GameNotFoundError if there is none)."""
-    return m.get(code)
+async def game(code: str, m: Manager) -> LiveGame:
+    """The game named in the path (GameNotFoundError if there is none); a finished game no
+    longer in memory is read back from the store."""
+    return await m.find(code)
 
 
 Game = Annotated[LiveGame, Depends(game)]
@@ -68,10 +70,35 @@ CallerSeat = Annotated[Seat, Depends(seat)]
 Viewer = Annotated[Seat | None, Depends(viewer)]
 
 
-def check_caller(request: Request, code: str) -> Seat:
+def client_address(request: Request) -> str:
+    """Who a request comes from, by address: the key of game creation's limit, and the owner
+    of the games it creates (whose agent seats share that owner's caps)."""
+    return "addr:" + (request.client.host if request.client else "?")
+
+
+def caller(request: Request) -> str:
+    """Who a request comes from: its seat token when it holds a seat (many bots may share an
+    address), else its address; a made-up token must not buy a fresh allowance. The key of
+    the rate limit and of the caps on agent work."""
+    try:
+        token = bearer_token(request.headers.get("authorization"),
+                             request.query_params.get("token"))
+    except AuthError:
+        token = None  # the route refuses it; here it only holds no seat
+    m: GameManager | None = getattr(request.app.state, "manager", None)
+    if token and m is not None and m.tokens.holds(token):
+        return "seat:" + token_hash(token)
+    return client_address(request)
+
+
+Caller = Annotated[str, Depends(caller)]
+Address = Annotated[str, Depends(client_address)]
+
+
+async def check_caller(request: Request, code: str) -> Seat:
     """What the dependencies check, for a request whose body failed validation first: the game
     exists and the caller holds a seat in it."""
     m = manager(request)
-    m.get(code)
+    await m.find(code)
     token = bearer_token(request.headers.get("authorization"), request.query_params.get("token"))
     return m.seat_of(code, token)

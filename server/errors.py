@@ -22,6 +22,7 @@ from duel.errors import (
     DuelError,
     ForbiddenError,
     GameNotFoundError,
+    SlowClientError,
     StoreError,
     TooLargeError,
 )
@@ -32,6 +33,7 @@ STATUS: dict[type[DuelError], int] = {
     AuthError: 401,
     ForbiddenError: 403,
     GameNotFoundError: 404,
+    SlowClientError: 408,
     ConflictError: 409,
     StoreError: 409,  # a write that lost a race: the game moved on
     TooLargeError: 413,
@@ -51,13 +53,15 @@ def status_of(exc: DuelError) -> int:
 
 def error_response(exc: DuelError) -> JSONResponse:
     """The answer to `exc`: its status, its detail, and the headers its status calls for (a
-    401 names the scheme; a 429 says when to retry)."""
+    401 names the scheme; a 429 says when to retry; a 408 closes the connection)."""
     detail = getattr(exc, "detail", None)
     headers: dict[str, str] = {}
     if isinstance(exc, AuthError):
         headers["www-authenticate"] = "Bearer"
     if isinstance(exc, BusyError) and exc.retry_after is not None:
         headers["retry-after"] = str(math.ceil(exc.retry_after))
+    if isinstance(exc, SlowClientError):
+        headers["connection"] = "close"
     return JSONResponse({"detail": str(exc) if detail is None else detail}, status_of(exc),
                         headers=headers or None)
 
@@ -76,7 +80,7 @@ def install(app: FastAPI) -> None:
         code = request.path_params.get("code")
         if isinstance(code, str) and request.method == "POST":
             try:
-                check_caller(request, code)
+                await check_caller(request, code)
             except DuelError as denied:
                 return error_response(denied)
         errors = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")}

@@ -39,6 +39,9 @@ class LiveGame:
     forfeit: Seat | None = None  # the seat that resigned
     task: asyncio.Task[None] | None = None  # the turn of the player to move (agent or clock)
     recent: dict[int, GameState] = field(default_factory=dict)  # ply -> past state
+    # Whose caps the agent seats' searches and LLM moves count against: the address that
+    # created the game (a restored game is its own owner).
+    owner: str = ""
 
     @property
     def code(self) -> str:
@@ -83,7 +86,7 @@ class LiveGame:
 def restore(row: GameRow, moves: Sequence[MoveRecord], agents: dict[Seat, Agent]) -> LiveGame:
     """A stored game as it stood: its moves replayed (and checked) from its deal. Raises
     TranscriptError for a move the engine refuses, StoreError if the row's ply disagrees."""
-    game = LiveGame(row, start_state(row), agents)
+    game = LiveGame(row, start_state(row), agents, owner="game:" + row.code)
     for step in replay_moves(game.state, [m.to_json() for m in moves]):
         game.advance(step.after)
     if moves and moves[-1].is_forfeit:

@@ -1,11 +1,11 @@
-"""The FastAPI app: routes, storage, the rate limit and the body limit; errors answer as
-server/errors.py says."""
+"""The FastAPI app: routes, storage, the operator's limits, the rate limit and the body limit;
+errors answer as server/errors.py says."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
@@ -13,16 +13,17 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from duel.errors import AuthError, BusyError, TooLargeError
+from duel.errors import BusyError, DuelError, SlowClientError, TooLargeError
 from server import errors
-from server.deps import bearer_token
+from server.deps import caller
 from server.manager import GameManager
+from server.ratelimit import MAX_BUCKETS, RateLimiter
 from server.routes import agents, games
-from server.seats import token_hash
+from server.settings import Limits
 from server.store import open_store
 
+__all__ = ["MAX_BODY", "MAX_BUCKETS", "RateLimiter", "RedactTokens", "create_app"]
 MAX_BODY = 64 * 1024
-MAX_BUCKETS = 10_000
 
 
 class RedactTokens(logging.Filter):
@@ -46,91 +47,73 @@ def _redact_access_log() -> None:
         logger.addFilter(RedactTokens())
 
 
-class RateLimiter:
-    """A token bucket per client (a seat's token, else an address): `rate` requests a second,
-    bursts of `burst`."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.buckets: dict[str, tuple[float, float]] = {}
-
-    def allow(self, key: str) -> bool:
-        now = time.monotonic()
-        if key not in self.buckets and len(self.buckets) >= MAX_BUCKETS:
-            self._prune(now)
-        tokens, last = self.buckets.get(key, (float(self.burst), now))
-        tokens = min(float(self.burst), tokens + (now - last) * self.rate)
-        if tokens < 1.0:
-            self.buckets[key] = (tokens, now)
-            return False
-        self.buckets[key] = (tokens - 1.0, now)
-        return True
-
-    def _prune(self, now: float) -> None:
-        """Forget the buckets that have refilled (they are as good as new), so the table stays
-        small; if every bucket is busy, forget the oldest half."""
-        full = [k for k, (tokens, last) in self.buckets.items()
-                if tokens + (now - last) * self.rate >= self.burst]
-        for k in full:
-            del self.buckets[k]
-        if len(self.buckets) >= MAX_BUCKETS:
-            oldest = sorted(self.buckets, key=lambda k: self.buckets[k][1])
-            for k in oldest[:len(oldest) // 2]:
-                del self.buckets[k]
-
-
 class BodyLimit:
-    """Refuses bodies over `limit` bytes with 413. A declared Content-Length is checked before
-    reading; a body without one (chunked) is read up to the limit first and then handed on, so
-    it is limited too (FastAPI would otherwise turn a failed read into a parse error)."""
+    """Reads each request's body in full before the app sees it: at most `limit` bytes (413
+    beyond) within `seconds` of the request's start (408 beyond, and the connection is closed:
+    a client trickling its body a byte a second must not hold a connection and a task for
+    ever). A declared Content-Length is checked before reading; a body without one (chunked)
+    is limited as it is read (FastAPI would otherwise turn a failed read into a parse
+    error)."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, seconds: float) -> None:
         self.app = app
         self.limit = limit
+        self.seconds = seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        too_large = TooLargeError(f"request body over {self.limit} bytes")
         declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None:
-            if not declared.isdigit() or int(declared) > self.limit:
-                await self._refuse(scope, receive, send)
-            else:
-                await self.app(scope, receive, send)
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self._refuse(too_large, scope, receive, send)
             return
-        chunks: list[Message] = []
-        seen = 0
-        while True:
-            message = await receive()
-            chunks.append(message)
-            if message["type"] != "http.request":
-                break
-            seen += len(message.get("body", b""))
-            if seen > self.limit:
-                await self._refuse(scope, receive, send)
-                return
-            if not message.get("more_body", False):
-                break
+        try:
+            async with asyncio.timeout(self.seconds):
+                chunks = await self._read(receive)
+        except TimeoutError:
+            await self._refuse(SlowClientError(
+                f"request body not received within {self.seconds:g}s"), scope, receive, send)
+            return
+        if chunks is None:
+            await self._refuse(too_large, scope, receive, send)
+            return
 
         async def replay() -> Message:
             return chunks.pop(0) if chunks else await receive()
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = errors.error_response(TooLargeError(f"request body over {self.limit} bytes"))
-        await response(scope, receive, send)
+    async def _read(self, receive: Receive) -> list[Message] | None:
+        """The body's messages, or None once they hold more than the limit."""
+        chunks: list[Message] = []
+        seen = 0
+        while True:
+            message = await receive()
+            chunks.append(message)
+            if message["type"] != "http.request":
+                return chunks
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                return None
+            if not message.get("more_body", False):
+                return chunks
+
+    async def _refuse(self, exc: DuelError, scope: Scope, receive: Receive, send: Send) -> None:
+        await errors.error_response(exc)(scope, receive, send)
 
 
-def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400) -> FastAPI:
-    """The app, storing games in `db` (a path or sqlite:///PATH)."""
+def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400,
+               limits: Limits | None = None) -> FastAPI:
+    """The app, storing games in `db` (a path or sqlite:///PATH), within the operator's
+    `limits` (the defaults of `Limits` without)."""
+    limits = limits or Limits()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = open_store(db)
-        manager = GameManager(store)
+        manager = GameManager(store, limits)
         app.state.manager = manager
         await manager.start()
         try:
@@ -146,25 +129,14 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400) -> Fa
     _redact_access_log()
 
     @app.middleware("http")
-    async def limits(request: Request,
+    async def rate_limit(request: Request,
                      call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        # Per seat token when a valid one is given (many bots may share an address), else per
-        # address: a made-up token must not buy a fresh bucket.
-        client = "addr:" + (request.client.host if request.client else "?")
-        try:
-            token = bearer_token(request.headers.get("authorization"),
-                                 request.query_params.get("token"))
-        except AuthError:
-            token = None  # the route refuses it; here it only holds no seat
-        manager: GameManager | None = getattr(request.app.state, "manager", None)
-        if token and manager is not None and manager.tokens.holds(token):
-            client = "seat:" + token_hash(token)
-        if not limiter.allow(client):
+        if not limiter.allow(caller(request)):
             return errors.error_response(BusyError("rate limit exceeded", retry_after=1))
         return await call_next(request)
 
     errors.install(app)
     app.include_router(games.router)
     app.include_router(agents.router)
-    app.add_middleware(BodyLimit, limit=MAX_BODY)
+    app.add_middleware(BodyLimit, limit=MAX_BODY, seconds=limits.body_timeout)
     return app

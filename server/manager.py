@@ -1,73 +1,93 @@
-"""The game manager: every live game by code, and the one entry the routes use for each job
-(seating, moves, turns, event views, transcripts), each done in a module of its own."""
+"""The game manager: every game in memory by code, and the one entry the routes use for each job
+(seating, moves, turns, event views, transcripts), each done in a module of its own.
+
+Unfinished games live in memory. A finished game stays there while it is used, then leaves
+(after `finished_grace` seconds unused, or when more than `finished_kept` are kept, the least
+recently used first); asking for it again reads it back from the store."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 import secrets
 import time
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections import OrderedDict
+from typing import Any
 
 from duel.engine import Deal, Move, Seat, new_game, seat_view
 from duel.engine.codes import random_code
-from duel.errors import ConflictError, GameNotFoundError
+from duel.errors import BusyError, ConflictError, GameNotFoundError
 from server import events, export, moves
 from server.live import LiveGame, restore
+from server.ratelimit import RateLimiter
 from server.seats import SeatTokens, new_tokens, seat_agents, token_hash
+from server.settings import Limits
 from server.store import GameRow, Store
-from server.turns import Searches, Turns
+from server.thinking import Thinker
+from server.turns import Turns
 
 log = logging.getLogger("duel.server")
-T = TypeVar("T")
+STOP_WAIT = 1.0  # seconds the cancelled turns get to unwind when the server stops
+FULL_RETRY = 30.0  # the retry-after of a creation refused because the server is full
 
 
 class GameManager:
-    def __init__(self, store: Store, thinkers: int = 4) -> None:
+    def __init__(self, store: Store, limits: Limits | None = None) -> None:
         self.store = store
+        self.limits = limits or Limits()
         self.games: dict[str, LiveGame] = {}
         self.tokens = SeatTokens()
-        self.turns = Turns(store, thinkers)
-        self.searches = Searches(thinkers)
-
-    async def think(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run `fn(*args)` (an agent's decision) on the agents' threads."""
-        return await self.turns.think(fn, *args)
+        self.thinker = Thinker(self.limits)
+        self.searches = self.thinker.searches
+        self.turns = Turns(store, self.thinker, self._finished)
+        self.creations = RateLimiter(self.limits.create_per_minute / 60,
+                                     self.limits.create_burst)
+        self.finished: OrderedDict[str, float] = OrderedDict()  # in memory, by last use
+        self.sweeper: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
-        """Load every stored game; resume agent seats whose turn it is. A game that cannot be
-        restored is logged and left out; it never stops the server from starting."""
-        for row in await asyncio.to_thread(self.store.games):
+        """Load every unfinished game; resume agent seats whose turn it is. A game that cannot
+        be restored is logged and left out; it never stops the server from starting."""
+        for row in await asyncio.to_thread(self.store.games, True):
             try:
-                records = await asyncio.to_thread(self.store.moves, row.code)
-                game = restore(row, records, seat_agents(row.seats, strict=False))
+                game = await asyncio.to_thread(self._read_back, row)
             except Exception:  # noqa: BLE001 - one damaged game must not take the others down
                 log.exception("game %s could not be restored; it is left out", row.code)
                 continue
-            self.games[row.code] = game
-            self.tokens.add(row.code, row.token_hashes)
+            self._add(game)
             self.turns.schedule(game)
+        self.sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def stop(self) -> None:
-        self.turns.stop(self.games.values())
+        """Cancel every turn and stop every decision being made (the store keeps each game's
+        position: an agent seat whose turn it was thinks again after a restart). Safe to call
+        again."""
+        if self.sweeper is not None:
+            self.sweeper.cancel()
+        tasks = self.turns.stop(self.games.values())
+        await self.thinker.close()
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_WAIT)
 
     # ------------------------------------------------------------------ games
     async def create(self, seats: list[str], seed: int | None, deal_json: dict[str, Any] | None,
-                     open_box: bool, time_per_move: float | None, fallback: str
-                     ) -> tuple[LiveGame, dict[str, str]]:
-        """A new game; its external seats' tokens by player number ("1", "2"), shown once.
-        Raises SpecError for a bad agent spec, InvalidStateError for a bad deal."""
+                     open_box: bool, time_per_move: float | None, fallback: str,
+                     owner: str = "") -> tuple[LiveGame, dict[str, str]]:
+        """A new game for `owner` (an address); its external seats' tokens by player number
+        ("1", "2"), shown once. Raises SpecError for a bad agent spec, InvalidStateError for a
+        bad deal, BusyError past the live games' cap or the owner's creation rate."""
         agents = seat_agents(seats)
         if deal_json is not None:
             deal = Deal.from_json(deal_json)
         else:
             deal = Deal.random(random.Random(seed if seed is not None
                                              else secrets.randbits(63)))
+        self._admit(owner)
         code = random_code(secrets.SystemRandom())
-        while code in self.games:
+        while code in self.games or await asyncio.to_thread(self.store.game, code) is not None:
             code = random_code(secrets.SystemRandom())
         tokens = new_tokens(seats)
         hashes = {seat: token_hash(t) for seat, t in tokens.items()}
@@ -76,22 +96,94 @@ class GameManager:
                        "time_per_move": time_per_move, "fallback": fallback}, 0, False,
                       time.time())
         state = new_game(deal=deal, open_box=open_box, code=code)
-        game = LiveGame(row, state, agents)
+        game = LiveGame(row, state, agents, owner=owner or "game:" + code)
         await asyncio.to_thread(self.store.create_game, row, seat_view(state))
-        self.games[code] = game
-        self.tokens.add(code, hashes)
+        self._add(game)
         self.turns.schedule(game)
         return game, {str(seat.player): t for seat, t in tokens.items()}
 
+    def _admit(self, owner: str) -> None:
+        """BusyError if the server holds its most unfinished games, or `owner` created its
+        most games lately."""
+        cap = self.limits.max_live_games
+        if cap:
+            playing = sum(1 for g in self.games.values() if not g.over)
+            if playing >= cap:
+                raise BusyError(f"the server is full: {playing} games are in play; retry "
+                                "later", retry_after=FULL_RETRY)
+        wait = self.creations.delay(owner)
+        if wait:
+            raise BusyError(f"too many games created from your address; retry in "
+                            f"{math.ceil(wait)}s", retry_after=wait)
+
     def get(self, code: str) -> LiveGame:
+        """A game in memory (GameNotFoundError if it is not; see `find`)."""
         game = self.games.get(code)
         if game is None:
             raise GameNotFoundError(f"no game {code!r}")
+        self._touch(game)
         return game
+
+    async def find(self, code: str) -> LiveGame:
+        """A game, read back from the store if it is finished and no longer in memory
+        (GameNotFoundError if there is none, or it cannot be read)."""
+        if code not in self.games:
+            row = await asyncio.to_thread(self.store.game, code)
+            # An unfinished game not in memory is one left out as damaged at start.
+            if row is None or not row.over:
+                raise GameNotFoundError(f"no game {code!r}")
+            try:
+                game = await asyncio.to_thread(self._read_back, row)
+            except Exception:  # noqa: BLE001 - a damaged game is one we do not have
+                log.exception("game %s could not be read back", code)
+                raise GameNotFoundError(f"no game {code!r}") from None
+            if code not in self.games:  # not read back meanwhile by another request
+                self._add(game)
+        return self.get(code)
+
+    def _read_back(self, row: GameRow) -> LiveGame:
+        """A stored game as it stood (see `restore`), its agents built again."""
+        return restore(row, self.store.moves(row.code), seat_agents(row.seats, strict=False))
 
     def seat_of(self, code: str, token: str | None) -> Seat:
         """The seat a bearer token holds in game `code` (AuthError, ForbiddenError)."""
         return self.tokens.seat_of(code, token)
+
+    # ------------------------------------------------------------------ memory
+    def _add(self, game: LiveGame) -> None:
+        self.games[game.code] = game
+        self.tokens.add(game.code, game.row.token_hashes)
+        if game.over:
+            self._finished(game)
+
+    def _finished(self, game: LiveGame) -> None:
+        """`game` is over: from now on it may leave memory."""
+        self.finished[game.code] = time.monotonic()
+        self._evict()
+
+    def _touch(self, game: LiveGame) -> None:
+        if game.code in self.finished:
+            self.finished[game.code] = time.monotonic()
+            self.finished.move_to_end(game.code)
+
+    def _evict(self) -> None:
+        """Let finished games unused for the grace period, and the least recently used beyond
+        the number kept, leave memory."""
+        now = time.monotonic()
+        while self.finished:
+            code, used = next(iter(self.finished.items()))
+            if len(self.finished) <= self.limits.finished_kept and \
+                    now - used < self.limits.finished_grace:
+                return
+            del self.finished[code]
+            game = self.games.pop(code, None)
+            if game is not None:
+                self.tokens.remove(game.row.token_hashes)
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(min(self.limits.finished_grace / 2, 30.0))
+            self._evict()
 
     # ------------------------------------------------------------------ moves
     def legal_for(self, game: LiveGame, seat: Seat) -> list[tuple[Move, int]]:

@@ -42,6 +42,11 @@ class SeatTokens:
         for seat, digest in hashes.items():
             self._seats[digest] = (code, seat)
 
+    def remove(self, hashes: dict[Seat, str]) -> None:
+        """Forget a game's tokens (it left memory; reading it back adds them again)."""
+        for digest in hashes.values():
+            self._seats.pop(digest, None)
+
     def holds(self, token: str) -> bool:
         """Whether `token` holds a seat in some game."""
         return token_hash(token) in self._seats

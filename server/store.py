@@ -34,7 +34,9 @@ class Store(Protocol):
 
     def create_game(self, row: GameRow, view: dict[str, Any]) -> None: ...
 
-    def games(self) -> list[GameRow]: ...
+    def games(self, unfinished: bool = False) -> list[GameRow]: ...
+
+    def game(self, code: str) -> GameRow | None: ...
 
     def moves(self, code: str) -> list[MoveRecord]: ...
 
@@ -71,6 +73,16 @@ CREATE TABLE IF NOT EXISTS moves (
 """
 
 
+_ROW = "code, seats, tokens, options, ply, over, created"
+
+
+def _game_row(code: str, seats: str, tokens: str, options: str, ply: int, over: int,
+              created: float) -> GameRow:
+    return GameRow(code, json.loads(seats),
+                   {Seat.of_player(int(k)): v for k, v in json.loads(tokens).items()},
+                   json.loads(options), ply, bool(over), created)
+
+
 class SQLiteStore:
     def __init__(self, path: str) -> None:
         self.path = path
@@ -88,15 +100,19 @@ class SQLiteStore:
                  json.dumps({str(k.player): v for k, v in row.token_hashes.items()}),
                  json.dumps(row.options), row.ply, int(row.over), json.dumps(view)))
 
-    def games(self) -> list[GameRow]:
+    def games(self, unfinished: bool = False) -> list[GameRow]:
+        """Every game (only those not over, if `unfinished`), oldest first."""
+        where = "WHERE over = 0 " if unfinished else ""
         with self._lock:
             rows = self._db.execute(
-                "SELECT code, seats, tokens, options, ply, over, created FROM games "
-                "ORDER BY created").fetchall()
-        return [GameRow(code, json.loads(seats),
-                        {Seat.of_player(int(k)): v for k, v in json.loads(tok).items()},
-                        json.loads(opts), ply, bool(over), created)
-                for code, seats, tok, opts, ply, over, created in rows]
+                f"SELECT {_ROW} FROM games {where}ORDER BY created").fetchall()
+        return [_game_row(*row) for row in rows]
+
+    def game(self, code: str) -> GameRow | None:
+        with self._lock:
+            row = self._db.execute(f"SELECT {_ROW} FROM games WHERE code = ?",
+                                   (code,)).fetchone()
+        return None if row is None else _game_row(*row)
 
     def moves(self, code: str) -> list[MoveRecord]:
         with self._lock:

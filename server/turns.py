@@ -1,6 +1,7 @@
-"""The turns nobody sends over HTTP: an agent seat thinks (on a thread of its own) and plays; an
-external seat with a clock gets its fallback's move when its time is up; an agent that fails
-gets its fallback's move too (or resigns, with fallback "forfeit").
+"""The turns nobody sends over HTTP: an agent seat thinks (see server/thinking.py: within its
+deadline, in a worker process for a search) and plays; an external seat with a clock gets its
+fallback's move when its time is up; an agent that fails or runs out of time gets its
+fallback's move too (or resigns, with fallback "forfeit").
 
 Every move, sent or made here, goes through `Turns.play`, which applies it and then starts the
 next player's turn."""
@@ -11,21 +12,19 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from duel.agents.spec import make_agent
-from duel.engine import GameState, Move, Seat
-from duel.errors import BusyError, DuelError
-from duel.match import agent_rng, decide
+from duel.engine import GameState, Move, Perspective, Seat
+from duel.errors import DeadlineError, DuelError
+from duel.match import agent_rng, agent_seed, decide, taken
 from server.live import LiveGame, to_move
 from server.moves import apply_move
 from server.store import Store
+from server.thinking import Thinker
 
 log = logging.getLogger("duel.server")
-T = TypeVar("T")
 
 
 def fallback_move(game: LiveGame, state: GameState, rng: random.Random
@@ -42,16 +41,18 @@ def forfeits(game: LiveGame) -> bool:
     return bool(game.row.options.get("fallback") == "forfeit")
 
 
-class Turns:
-    def __init__(self, store: Store, thinkers: int) -> None:
-        self.store = store
-        # Agents think on their own threads: a slow search or LLM call must never queue the
-        # storage calls (asyncio's default pool) of every other game behind it.
-        self.thinking = ThreadPoolExecutor(thinkers, thread_name_prefix="duel-agent")
+def seat_seed(ply: int, seat: Seat) -> int:
+    """The seed of a seat's generator at `ply`: an agent's decision, wherever it is made,
+    depends on its view, its legal moves and this seed only."""
+    return ply * 7919 + seat.player
 
-    async def think(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run `fn(*args)` (an agent's decision) on the agents' threads."""
-        return await asyncio.get_running_loop().run_in_executor(self.thinking, fn, *args)
+
+class Turns:
+    def __init__(self, store: Store, thinker: Thinker,
+                 on_over: Callable[[LiveGame], None]) -> None:
+        self.store = store
+        self.thinker = thinker
+        self.on_over = on_over  # told once when a game ends
 
     async def play(self, game: LiveGame, seat: Seat, move: Move, ply: int,
                    details: dict[str, Any] | None = None, seconds: float = 0.0,
@@ -71,6 +72,7 @@ class Turns:
             previous.cancel()
         game.task = None
         if game.over:
+            self.on_over(game)
             return
         seat = to_move(game.state)
         if seat in game.agents:
@@ -78,24 +80,42 @@ class Turns:
         elif game.row.options.get("time_per_move"):
             game.task = asyncio.get_running_loop().create_task(self._clock(game, seat))
 
-    def stop(self, games: Iterable[LiveGame]) -> None:
-        for game in games:
-            if game.task is not None:
-                game.task.cancel()
-        self.thinking.shutdown(wait=False, cancel_futures=True)
+    def stop(self, games: Iterable[LiveGame]) -> list[asyncio.Task[None]]:
+        """Cancel every game's turn; the tasks cancelled, to wait for."""
+        tasks = [g.task for g in games if g.task is not None and not g.task.done()]
+        for task in tasks:
+            task.cancel()
+        return tasks
+
+    async def decide(self, game: LiveGame, seat: Seat, state: GameState, seed: int
+                     ) -> tuple[Move, dict[str, Any], bool]:
+        """The seat's agent's move in `state` (true labels), its details and whether it
+        resigns. The agent sees the view in which it is player2, as in matches."""
+        seen = Perspective.to_move(state)
+        spec = game.row.seats[seat.index]
+        decision = await self.thinker.choose(
+            game.agents[seat], spec, seen.view(state), seen.moves_out(state.legal_moves()),
+            agent_seed(seed, seat), game.owner, queue=True)
+        return taken(state, decision, spec)
 
     async def _agent_turn(self, game: LiveGame, seat: Seat) -> None:
         ply = game.state.ply
         state = game.state
-        rng = agent_rng(ply * 7919 + seat.player, seat)
+        seed = seat_seed(ply, seat)
         start = time.perf_counter()
         forfeit = False
         try:
-            move, details, forfeit = await self.think(decide, game.agents[seat], state, rng)
+            move, details, forfeit = await self.decide(game, seat, state, seed)
+        except DeadlineError as exc:
+            log.warning("game %s: agent %s out of time: %s", game.code,
+                        game.row.seats[seat.index], exc)
+            move, details = fallback_move(game, state, agent_rng(seed, seat))
+            details = {**details, "timeout": True, "error": str(exc)}
+            forfeit = forfeits(game)
         except Exception as exc:  # noqa: BLE001 - an agent failing must not stop the game
             log.warning("game %s: agent %s failed: %s", game.code, game.row.seats[seat.index],
                         exc)
-            move, details = fallback_move(game, state, rng)
+            move, details = fallback_move(game, state, agent_rng(seed, seat))
             details = {**details, "error": f"{type(exc).__name__}: {exc}"}
             forfeit = forfeits(game)
         try:
@@ -115,23 +135,3 @@ class Turns:
                             forfeit=forfeits(game))
         except DuelError:
             pass  # the bot moved at the last moment
-
-
-class Searches:
-    """The /agents/move searches running at once. More than `limit` are refused (BusyError), so
-    a flood of searches cannot starve the agent seats of the games."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.running = 0
-
-    @contextmanager
-    def slot(self) -> Iterator[None]:
-        if self.running >= self.limit:
-            raise BusyError(f"busy: {self.running} agent moves are being searched; retry later",
-                            retry_after=1)
-        self.running += 1
-        try:
-            yield
-        finally:
-            self.running -= 1

@@ -11,7 +11,7 @@ from duel.engine import InfoSet, Perspective
 from duel.errors import IllegalMoveError, InvalidStateError
 from duel.schemas import schema_error
 from server.budget import check_budget
-from server.deps import Manager
+from server.deps import Caller, Manager
 from server.errors import ERRORS
 from server.schemas import AgentMoveIn, AgentMoveOut
 
@@ -19,11 +19,13 @@ router = APIRouter(prefix="/agents", tags=["agents"])
 
 
 @router.post("/move", response_model=AgentMoveOut, responses=ERRORS)
-async def agent_move(body: AgentMoveIn, m: Manager) -> AgentMoveOut:
+async def agent_move(body: AgentMoveIn, m: Manager, who: Caller) -> AgentMoveOut:
     """The move `agent` would play for the player to move in `state`, in the state's labels
     (MCTS searches from the information set: hidden cards are sampled among the unseen ones).
     The state may come from any server speaking the prompt's format; one that is malformed or
-    inconsistent is refused with 422 naming the problem."""
+    inconsistent is refused with 422 naming the problem. Past the caps on concurrent searches
+    (or LLM moves), per caller and in total, the answer is 429 with retry-after; so it is when
+    the agent does not answer within the server's deadline."""
     problem = schema_error("state", body.state)
     if problem:
         raise InvalidStateError(problem)
@@ -39,8 +41,7 @@ async def agent_move(body: AgentMoveIn, m: Manager) -> AgentMoveOut:
     mover = Perspective.to_move(state)
     view = mover.view(state) if mover.swapped else body.state
     shown = mover.moves_out(legal)
-    with m.searches.slot():
-        decision = await m.think(agent.choose, view, shown, random.Random(0))
+    decision = await m.thinker.choose(agent, body.agent, view, shown, 0, who, queue=False)
     if decision.move not in shown:
         raise IllegalMoveError(f"agent {body.agent!r} found no legal move in this state")
     data = mover.move_in(decision.move).to_json()

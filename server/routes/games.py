@@ -14,7 +14,7 @@ from sse_starlette.sse import EventSourceResponse
 from duel.errors import InvalidStateError, UsageError
 from duel.schemas import move_schema_error, schema_error
 from duel.transcripts import render_line
-from server.deps import CallerSeat, Game, Manager, Viewer
+from server.deps import Address, CallerSeat, Game, Manager, Viewer
 from server.errors import ERRORS
 from server.moves import malformed
 from server.schemas import (
@@ -31,8 +31,10 @@ router = APIRouter(prefix="/games", tags=["games"])
 
 
 @router.post("", status_code=201, response_model=GameCreated, responses=ERRORS)
-async def create_game(body: GameCreate, m: Manager) -> GameCreated:
-    """Seats are agent specs or "external"; each external seat gets a bearer token (shown once)."""
+async def create_game(body: GameCreate, m: Manager, address: Address) -> GameCreated:
+    """Seats are agent specs or "external"; each external seat gets a bearer token (shown once).
+    Creation is rate-limited per client address, and the server may cap the games in play
+    (429 with retry-after)."""
     seats = [body.player1.strip(), body.player2.strip()]
     if body.deal is not None and body.seed is not None:
         raise UsageError("give a seed or a deal, not both")
@@ -41,7 +43,7 @@ async def create_game(body: GameCreate, m: Manager) -> GameCreated:
         if problem:
             raise InvalidStateError(problem)
     game, tokens = await m.create(seats, body.seed, body.deal, body.open_box,
-                                  body.time_per_move, body.fallback)
+                                  body.time_per_move, body.fallback, address)
     return GameCreated(code=game.code, tokens=tokens, state=game.view_for(None))
 
 

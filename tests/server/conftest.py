@@ -1,5 +1,5 @@
 """Fixtures shared by the server's test files: a fresh database, the app behind a test client,
-and the scripted test agents registered for one test."""
+the scripted test agents registered for one test, and real `duel serve` processes."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from live_server import Server
 from server_helpers import register_test_agents, unregister_test_agents
 
 from server.main import create_app
@@ -31,3 +32,15 @@ def test_agents() -> Iterator[None]:
         yield
     finally:
         unregister_test_agents()
+
+
+@pytest.fixture
+def servers() -> Iterator[list[Server]]:
+    """`duel serve` processes started in the test (see live_server.start), all stopped at the
+    end whatever happens."""
+    started: list[Server] = []
+    try:
+        yield started
+    finally:
+        for s in started:
+            s.stop()

@@ -3,6 +3,7 @@ parsing, transcript checks, bounded waiting and test-only agents."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -14,6 +15,7 @@ from typing import Any, ClassVar
 
 from duel import transcripts
 from duel.agents.base import Decision
+from duel.agents.llm import runner
 from duel.agents.spec import AgentKind, register, unregister
 from duel.engine import CARD_NAMES, Deal, GameState, Move, new_game
 from duel.schemas import schema_error
@@ -163,9 +165,34 @@ class GatedAgent:
         return Decision(rng.choice(list(legal)))
 
 
+class HangingAgent:
+    """An agent with `achoose`, as LLM players have, that never answers: the server must cut
+    it off from outside. Each cancellation of its wait is recorded."""
+
+    cancelled: ClassVar[list[float]] = []
+
+    def __init__(self) -> None:
+        self.spec = "testhang"
+
+    def choose(self, view: dict[str, Any], legal: Sequence[Move],
+               rng: random.Random) -> Decision:
+        return runner.run(self.achoose(view, legal, rng))
+
+    async def achoose(self, view: dict[str, Any], legal: Sequence[Move],
+                      rng: random.Random) -> Decision:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled.append(time.monotonic())
+            raise
+        raise AssertionError("an event nobody sets was set")
+
+
 TEST_KINDS = {
     "testfail": AgentKind("testfail", "always raises (tests)", {}, FailingAgent),
     "testgate": AgentKind("testgate", "random, once its gate opens (tests)", {}, GatedAgent),
+    "testhang": AgentKind("testhang", "an async agent that never answers (tests)", {},
+                          HangingAgent),
 }
 
 

@@ -80,8 +80,9 @@ def test_401_names_the_scheme_and_429_says_when_to_retry() -> None:
     assert "www-authenticate" not in error_response(ForbiddenError("x")).headers
 
 
-# The routes layer: the app, its routes, their dependencies and the error table.
-WEB_MODULES = {"main.py", "deps.py", "errors.py", "schemas.py", "routes"}
+# The routes layer: the app, its routes, their dependencies and the error table; and the HTTP
+# server it runs in (uvicorn's settings and protocol).
+WEB_MODULES = {"main.py", "deps.py", "errors.py", "schemas.py", "routes", "connections.py"}
 
 
 def test_nothing_below_the_routes_knows_http() -> None:

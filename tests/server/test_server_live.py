@@ -9,101 +9,20 @@ in order, with at most one more per game (a move committed whose answer was lost
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
+from live_server import Server, start
 from server_helpers import assert_valid_state, bearer, check_transcript, move_body, parse_sse
 
 from duel.engine import Move, swap_move
 
-ROOT = Path(__file__).resolve().parents[2]
-STARTUP = 60.0  # seconds; the machine is shared with a CPU-heavy job
 TIMEOUT = httpx.Timeout(30.0, read=60.0)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """One `duel serve` process; `stop` is safe to call at any time, any number of times."""
-
-    def __init__(self, db: Path, log: Path) -> None:
-        self.db = db
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = log
-        self._log = log.open("ab")
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-            [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "duel.cli", "serve", "--host", "127.0.0.1", "--port",
-             str(self.port), "--db", str(db), "--log-level", "warning"],
-            cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + STARTUP
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"the server exited with {self.proc.returncode}:\n"
-                                     f"{self.log()}")
-            try:
-                if httpx.get(self.url + "/openapi.json", timeout=2.0).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise AssertionError(f"the server did not start in {STARTUP:g}s:\n{self.log()}")
-
-    def kill9(self) -> None:
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(30)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(15)
-        self._log.close()
-
-    def log(self) -> str:
-        self._log.flush()
-        return self.log_path.read_text(errors="replace")[-4000:]
-
-
-@pytest.fixture
-def servers(tmp_path: Path) -> Iterator[list[Server]]:
-    """Started servers, all stopped at the end whatever happens."""
-    started: list[Server] = []
-    try:
-        yield started
-    finally:
-        for s in started:
-            s.stop()
-
-
-def start(servers: list[Server], db: Path, tmp_path: Path) -> Server:
-    s = Server(db, tmp_path / f"server{len(servers)}.log")
-    servers.append(s)
-    s.wait_ready()
-    return s
 
 
 # ============================================================================ bots on streams
