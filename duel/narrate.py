@@ -16,7 +16,7 @@ from __future__ import annotations
 from duel.engine import CARDS, GameState, Move
 from duel.engine.data import CHAIN_FROM
 from duel.engine.moves import CONSTRUCT_BUILDING, DISCARD
-from duel.engine.state import CHOOSE_START, LOOT2_P1, LOOT2_P2, LOOT5_P1, LOOT5_P2, PLAY_CARD
+from duel.engine.steps import CHOOSE_START, LOOT2_P1, LOOT2_P2, LOOT5_P1, LOOT5_P2, PLAY_CARD
 from duel.engine.view import previous_move_text
 
 _LOOT = ((LOOT2_P1, 1, 2), (LOOT5_P1, 1, 5), (LOOT2_P2, 2, 2), (LOOT5_P2, 2, 5))

@@ -17,7 +17,8 @@ from duel.engine.data import (
     THEOLOGY,
     URBANISM,
 )
-from duel.engine.state import GAME_END, GameState, PlayerState
+from duel.engine.state import GameState, PlayerState
+from duel.engine.steps import GAME_END
 
 WIN = 1000.0
 # Targets of chains: a card whose chain-out building is still to come is worth a little more.

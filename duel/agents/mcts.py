@@ -27,7 +27,8 @@ from typing import Any
 from duel.agents.base import Decision
 from duel.engine import InfoSet, Move
 from duel.engine.moves import DISCARD
-from duel.engine.state import GAME_END, GameState
+from duel.engine.state import GameState
+from duel.engine.steps import GAME_END
 
 
 class Node:

@@ -37,7 +37,8 @@ from duel.engine.moves import (
     DISCARD,
     SELECT_WONDER,
 )
-from duel.engine.state import CHOOSE_TOKEN, PLAY_CARD, GameState
+from duel.engine.state import GameState
+from duel.engine.steps import CHOOSE_TOKEN, PLAY_CARD
 
 # Draft ranking, best first.
 _WONDER_RANK = ("THE_SPHINX", "THE_TEMPLE_OF_ARTEMIS", "THE_APPIAN_WAY", "THE_PYRAMIDS",

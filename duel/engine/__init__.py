@@ -28,7 +28,8 @@ from .perspective import Perspective, swap_move, swap_text
 from .pricing import PriceBook
 from .result import Result
 from .seat import SEATS, Seat
-from .state import GAME_END, STEP_NAMES, GameState
+from .state import GameState
+from .steps import GAME_END, STEP_NAMES
 from .view import seat_view
 
 # Bumped whenever a view or a rule changes, so that replaying an older transcript explains

@@ -21,7 +21,8 @@ from .moves import (
     SELECT_WONDER,
     Move,
 )
-from .state import DESTROY_BROWN, GAME_END, STEP_NAMES, GameState
+from .state import GameState
+from .steps import DESTROY_BROWN, GAME_END, STEP_NAMES
 
 # The moves each step accepts (the prompt's table plus CHOOSE_STARTING_PLAYER), by step id.
 STEP_MOVES: Final = (

@@ -27,7 +27,8 @@ from .data import (
 from .deal import Deal
 from .moves import InvalidStateError
 from .pricing import PriceBook
-from .state import ALL_LOOT, PREV_AS_WRITTEN, WONDER_SELECTION, GameState
+from .state import GameState
+from .steps import ALL_LOOT, PREV_AS_WRITTEN, WONDER_SELECTION
 
 _ALL_TOKENS = frozenset(range(len(TOKEN_NAMES)))
 _ALL_WONDERS = frozenset(range(len(WONDERS)))

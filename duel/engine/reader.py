@@ -31,7 +31,8 @@ from .data import (
 from .layout import COVERED_BY, N_SLOTS
 from .moves import InvalidStateError
 from .result import VICTORY_CIVILIAN, VICTORY_MILITARY, VICTORY_SCIENCE
-from .state import (
+from .state import DRAW
+from .steps import (
     BUILD_FROM_DISCARD,
     CHOOSE_LIBRARY_TOKEN,
     CHOOSE_START,
@@ -39,7 +40,6 @@ from .state import (
     DESTROY_BROWN,
     DESTROY_GREY,
     DRAFT_ORDER,
-    DRAW,
     GAME_END,
     LOOT2_P1,
     LOOT2_P2,

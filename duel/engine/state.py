@@ -29,15 +29,9 @@ from .data import (
     GAIN_PER_RED,
     GAIN_PER_WONDER,
     GAIN_PER_YELLOW,
-    GREEN,
     GREY,
-    GUILD_COINS,
-    GUILD_WONDERS,
     LAW,
     MASONRY,
-    MATHEMATICS,
-    PHILOSOPHY,
-    PURPLE,
     RED,
     STRATEGY,
     SYMBOL_NAMES,
@@ -74,42 +68,30 @@ from .moves import (
 )
 from .pricing import WONDER_KEY, PriceBook, trade_cost
 from .result import VICTORY_CIVILIAN, VICTORY_MILITARY, VICTORY_SCIENCE, Result, points_of
+from .scoring import DRAW as DRAW
+from .scoring import city_score, civilian_winner, military_vp, most_of_colors
 from .seat import Seat
-
-# Steps (ints inside, the prompt's names outside).
-WONDER_SELECTION: Final = 0
-PLAY_CARD: Final = 1
-CHOOSE_TOKEN: Final = 2
-DESTROY_GREY: Final = 3
-DESTROY_BROWN: Final = 4
-CHOOSE_LIBRARY_TOKEN: Final = 5
-BUILD_FROM_DISCARD: Final = 6
-CHOOSE_START: Final = 7
-GAME_END: Final = 8
-STEP_NAMES: Final = ("WONDER_SELECTION", "PLAY_CARD", "CHOOSE_PROGRESS_TOKEN", "DESTROY_GREY",
-                     "DESTROY_BROWN", "CHOOSE_PROGRESS_TOKEN_FROM_DISCARD",
-                     "CONSTRUCT_FROM_DISCARD", "CHOOSE_STARTING_PLAYER", "GAME_END")
-STEP_IDS: Final = {n: i for i, n in enumerate(STEP_NAMES)}
-# Who picks at each of the 8 draft picks: P1, P2, P2, P1, then P2, P1, P1, P2.
-DRAFT_ORDER: Final = (0, 1, 1, 0, 1, 0, 0, 1)
-
-# Loot tokens, as bits of GameState.loot: (seat that loses, coins).
-LOOT2_P1: Final = 1  # pawn at -3..-5: player 1 loses 2
-LOOT5_P1: Final = 2  # pawn at -6..-8: player 1 loses 5
-LOOT2_P2: Final = 4
-LOOT5_P2: Final = 8
-ALL_LOOT: Final = 15
-
-# GameState.winner is an int for the search's hot path: a seat index (0 or 1), DRAW, or
-# NO_WINNER while the game goes on. Everything outside the engine reads `result()` instead.
-NO_WINNER: Final = -1
-DRAW: Final = -2
+from .steps import (
+    ALL_LOOT,
+    BUILD_FROM_DISCARD,
+    CHOOSE_LIBRARY_TOKEN,
+    CHOOSE_START,
+    CHOOSE_TOKEN,
+    DESTROY_BROWN,
+    DESTROY_GREY,
+    DRAFT_ORDER,
+    GAME_END,
+    LOOT2_P1,
+    LOOT2_P2,
+    LOOT5_P1,
+    LOOT5_P2,
+    NO_WINNER,
+    PLAY_CARD,
+    STEP_NAMES,
+    WONDER_SELECTION,
+)
 
 _AGE_NAMES: Final = ("I", "II", "III")
-
-# `GameState.prev` actor for a previous move known only as text (a state read from a view).
-PREV_AS_WRITTEN: Final = -2
-
 
 @dataclass(slots=True, eq=False, repr=False)
 class GameState:
@@ -516,9 +498,7 @@ class GameState:
         self._end_turn()
 
     def _most(self, colors: tuple[int, ...]) -> int:
-        a = self.players[0].color_count
-        b = self.players[1].color_count
-        return max(sum(a[c] for c in colors), sum(b[c] for c in colors))
+        return most_of_colors(self.players, colors)
 
     def _build_wonder(self, seat: int, w: int) -> None:
         p = self.players[seat]
@@ -619,63 +599,15 @@ class GameState:
         self.play_again = False
 
     def _finish_civilian(self) -> None:
-        a = self.score(0)
-        b = self.score(1)
-        if a["TOTAL"] != b["TOTAL"]:
-            winner = 0 if a["TOTAL"] > b["TOTAL"] else 1
-        elif a["CIVILIAN_BUILDING"] != b["CIVILIAN_BUILDING"]:
-            winner = 0 if a["CIVILIAN_BUILDING"] > b["CIVILIAN_BUILDING"] else 1
-        else:
-            winner = DRAW
-        self._finish(winner, VICTORY_CIVILIAN)
+        self._finish(civilian_winner(self.score(0), self.score(1)), VICTORY_CIVILIAN)
 
     # ------------------------------------------------------------------ scoring
     def military_vp(self, seat: int) -> int:
-        pos = self.military if seat == 0 else -self.military
-        if pos <= 0:
-            return 0
-        if pos <= 2:
-            return 2
-        if pos <= 5:
-            return 5
-        return 10
+        return military_vp(self.military, seat)
 
     def score(self, seat: int) -> dict[str, int]:
         """The score breakdown (docs/rules.md §10) for `seat`, as it stands now."""
-        p = self.players[seat]
-        o = self.players[1 - seat]
-        by_color = [0] * 7
-        for card in p.cards:
-            c = CARDS[card]
-            if c.color == PURPLE:
-                if c.guild_kind == GUILD_WONDERS:
-                    by_color[PURPLE] += 2 * max(p.wonders_built(), o.wonders_built())
-                elif c.guild_kind == GUILD_COINS:
-                    by_color[PURPLE] += max(p.coins, o.coins) // 3
-                else:
-                    by_color[PURPLE] += self._most(c.guild_colors)
-            else:
-                by_color[c.color] += c.vp
-        wonder_vp = sum(WONDERS[w].vp for i, w in enumerate(p.wonders) if p.wonder_age[i])
-        token_vp = 0
-        if p.has_token(AGRICULTURE):
-            token_vp += 4
-        if p.has_token(PHILOSOPHY):
-            token_vp += 7
-        if p.has_token(MATHEMATICS):
-            token_vp += 3 * len(p.token_list)
-        out = {
-            "CIVILIAN_BUILDING": by_color[BLUE],
-            "SCIENTIFIC_BUILDING": by_color[GREEN],
-            "COMMERCIAL_BUILDING": by_color[YELLOW],
-            "GUILD": by_color[PURPLE],
-            "MILITARY_BUILDING": self.military_vp(seat),
-            "WONDER": wonder_vp,
-            "MONEY": p.coins // 3,
-            "PROGRESS_TOKEN": token_vp,
-        }
-        out["TOTAL"] = sum(out.values())
-        return out
+        return city_score(self.players, self.military, seat)
 
     def scores(self) -> tuple[dict[str, int], dict[str, int]]:
         """Both cities' score breakdowns as they stand now (player 1's, then player 2's)."""

@@ -12,7 +12,8 @@ import re
 from typing import Any
 
 from .data import CARDS, COLOR_GROUP, GROUP_ORDER, TOKEN_NAMES, WONDER_NAMES, back_name
-from .state import (
+from .state import GameState
+from .steps import (
     GAME_END,
     LOOT2_P1,
     LOOT2_P2,
@@ -21,7 +22,6 @@ from .state import (
     PREV_AS_WRITTEN,
     STEP_NAMES,
     WONDER_SELECTION,
-    GameState,
 )
 
 _PLAYER_WORD = re.compile(r"\b(player ?)([12])\b", re.IGNORECASE)

@@ -30,7 +30,7 @@ from duel.engine.moves import (
     DISCARD,
     SELECT_WONDER,
 )
-from duel.engine.state import STEP_IDS, STEP_NAMES
+from duel.engine.steps import STEP_IDS, STEP_NAMES
 
 SLOTS: Final = 20
 N_CARDS: Final = len(CARD_NAMES)

@@ -12,7 +12,7 @@ from typing import Any
 
 from duel.engine.data import BACK_NAMES, CARD_NAMES, GROUP_ORDER, TOKEN_NAMES, WONDER_NAMES
 from duel.engine.moves import MOVE_KEYS, MOVE_KINDS, move_data_schema
-from duel.engine.state import STEP_NAMES
+from duel.engine.steps import STEP_NAMES
 
 HERE = Path(__file__).parent
 DRAFT = "https://json-schema.org/draft/2020-12/schema"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from duel.engine import Seat
-from duel.engine.state import STEP_NAMES
+from duel.engine.steps import STEP_NAMES
 from duel.match import agent_rng, play_match
 
 FAST_SPECS = ["random", "rule", "mcts:iterations=30"]

@@ -13,7 +13,7 @@ from duel.agents import make_agent
 from duel.engine import CARDS, Deal, GameState, Move, new_game
 from duel.engine.data import PURPLE
 from duel.engine.perspective import Perspective
-from duel.engine.state import STEP_NAMES, WONDER_SELECTION
+from duel.engine.steps import STEP_NAMES, WONDER_SELECTION
 from duel.match import decide, play_match
 
 

@@ -26,7 +26,8 @@ from duel.engine import CARD_NAMES, Deal, InfoSet, Move, new_game, seat_view, sw
 from duel.engine.data import CARDS, GREEN, TOKEN_NAMES, WONDER_NAMES
 from duel.engine.moves import CONSTRUCT_WONDER
 from duel.engine.perspective import Perspective
-from duel.engine.state import WONDER_SELECTION, GameState, PlayerState
+from duel.engine.state import GameState, PlayerState
+from duel.engine.steps import WONDER_SELECTION
 from duel.schemas import schema, schema_error
 
 SEEDS = st.integers(0, 10**9)
