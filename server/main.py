@@ -1,13 +1,14 @@
-"""The FastAPI app: routes, storage, the rate limit and the body limit; errors answer as
-server/errors.py says."""
+"""The FastAPI app: routes, storage, the agents on offer, the rate limit and the body limit;
+errors answer as server/errors.py says."""
 
 from __future__ import annotations
 
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from urllib.parse import unquote_plus
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
@@ -15,9 +16,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from duel.errors import AuthError, BusyError, TooLargeError
 from server import errors
-from server.deps import bearer_token
+from server.catalogue import Catalogue
+from server.deps import request_token
 from server.manager import GameManager
-from server.routes import agents, games
+from server.routes import agents as agent_routes
+from server.routes import games
 from server.seats import token_hash
 from server.store import open_store
 
@@ -26,24 +29,48 @@ MAX_BUCKETS = 10_000
 
 
 class RedactTokens(logging.Filter):
-    """Hides `?token=...` in log records (uvicorn's access log prints the query string; an
-    event stream's token travels there because EventSource cannot set headers)."""
+    """Hides the value of every query pair whose name is a token's, however it is spelled, in
+    log records (uvicorn's access log prints the raw query string; an event stream's token
+    travels there because EventSource cannot set headers). A name counts once decoded (as often
+    as it takes: `%74oken`, `%2574oken`) and case-folded, if it holds "token"."""
 
-    PATTERN = re.compile(r"([?&]token=)[^&\s\"]*")
+    PAIR = re.compile(r"([?&;])([^=&;\s\"#?]*)=([^&;\s\"#]*)")
+
+    @staticmethod
+    def _decoded(name: str) -> str:
+        for _ in range(5):
+            once = unquote_plus(name)
+            if once == name:
+                break
+            name = once
+        return name.strip().casefold()
+
+    def _redact(self, text: str) -> str:
+        def pair(m: re.Match[str]) -> str:
+            if "token" in self._decoded(m.group(2)):
+                return f"{m.group(1)}{m.group(2)}=***"
+            return m.group(0)
+
+        return self.PAIR.sub(pair, text)
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.args, tuple):
-            record.args = tuple(self.PATTERN.sub(r"\1***", a) if isinstance(a, str) else a
+            record.args = tuple(self._redact(a) if isinstance(a, str) else a
                                 for a in record.args)
         if isinstance(record.msg, str):
-            record.msg = self.PATTERN.sub(r"\1***", record.msg)
+            record.msg = self._redact(record.msg)
         return True
 
 
-def _redact_access_log() -> None:
-    logger = logging.getLogger("uvicorn.access")
-    if not any(isinstance(f, RedactTokens) for f in logger.filters):
-        logger.addFilter(RedactTokens())
+# The loggers that may print a request's query: uvicorn's access and error logs, and ours.
+REDACTED_LOGGERS = ("uvicorn.access", "uvicorn.error", "duel.server")
+
+
+def _redact_logs() -> None:
+    for name in REDACTED_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactTokens) for f in logger.filters):
+            logger.addFilter(RedactTokens())
 
 
 class RateLimiter:
@@ -124,13 +151,18 @@ class BodyLimit:
         await response(scope, receive, send)
 
 
-def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400) -> FastAPI:
-    """The app, storing games in `db` (a path or sqlite:///PATH)."""
+def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400,
+               agents: Mapping[str, str] | None = None,
+               admin_token: str | None = None) -> FastAPI:
+    """The app, storing games in `db` (a path or sqlite:///PATH), offering the built-in agents
+    and the operator's `agents` (name -> spec; callers use them by name). With `admin_token`,
+    the configured agents that reach out are for that token alone."""
+    catalogue = Catalogue(agents, admin_token)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = open_store(db)
-        manager = GameManager(store)
+        manager = GameManager(store, catalogue=catalogue)
         app.state.manager = manager
         await manager.start()
         try:
@@ -143,7 +175,7 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400) -> Fa
                   description="7 Wonders Duel for LLM agents, MCTS and external bots. States and "
                               "moves use the rules prompt's JSON format.")
     limiter = RateLimiter(rate, burst)
-    _redact_access_log()
+    _redact_logs()
 
     @app.middleware("http")
     async def limits(request: Request,
@@ -152,8 +184,7 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400) -> Fa
         # address: a made-up token must not buy a fresh bucket.
         client = "addr:" + (request.client.host if request.client else "?")
         try:
-            token = bearer_token(request.headers.get("authorization"),
-                                 request.query_params.get("token"))
+            token = request_token(request)
         except AuthError:
             token = None  # the route refuses it; here it only holds no seat
         manager: GameManager | None = getattr(request.app.state, "manager", None)
@@ -165,6 +196,6 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400) -> Fa
 
     errors.install(app)
     app.include_router(games.router)
-    app.include_router(agents.router)
+    app.include_router(agent_routes.router)
     app.add_middleware(BodyLimit, limit=MAX_BODY)
     return app

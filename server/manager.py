@@ -15,6 +15,7 @@ from duel.engine import Deal, Move, Seat, new_game, seat_view
 from duel.engine.codes import random_code
 from duel.errors import ConflictError, GameNotFoundError
 from server import events, export, moves
+from server.catalogue import Catalogue
 from server.live import LiveGame, restore
 from server.seats import SeatTokens, new_tokens, seat_agents, token_hash
 from server.store import GameRow, Store
@@ -25,8 +26,10 @@ T = TypeVar("T")
 
 
 class GameManager:
-    def __init__(self, store: Store, thinkers: int = 4) -> None:
+    def __init__(self, store: Store, thinkers: int = 4,
+                 catalogue: Catalogue | None = None) -> None:
         self.store = store
+        self.catalogue = catalogue or Catalogue()  # the agents on offer
         self.games: dict[str, LiveGame] = {}
         self.tokens = SeatTokens()
         self.turns = Turns(store, thinkers)
@@ -43,7 +46,7 @@ class GameManager:
         for row in await asyncio.to_thread(self.store.games):
             try:
                 records = await asyncio.to_thread(self.store.moves, row.code)
-                game = restore(row, records, seat_agents(row.seats, strict=False))
+                game = restore(row, records, seat_agents(self.catalogue, row.seats, strict=False))
             except Exception:  # noqa: BLE001 - one damaged game must not take the others down
                 log.exception("game %s could not be restored; it is left out", row.code)
                 continue
@@ -59,8 +62,9 @@ class GameManager:
                      open_box: bool, time_per_move: float | None, fallback: str
                      ) -> tuple[LiveGame, dict[str, str]]:
         """A new game; its external seats' tokens by player number ("1", "2"), shown once.
-        Raises SpecError for a bad agent spec, InvalidStateError for a bad deal."""
-        agents = seat_agents(seats)
+        Raises SpecError for an agent not offered or a bad spec, InvalidStateError for a bad
+        deal."""
+        agents = seat_agents(self.catalogue, seats)
         if deal_json is not None:
             deal = Deal.from_json(deal_json)
         else:
