@@ -20,13 +20,17 @@ from duel.errors import DuelError, LLMConfigError, ProviderError, RequestError, 
 
 log = logging.getLogger("duel.server")
 
-# Whatever a configured spec could hide: a URL (any scheme), an absolute, home or relative path.
+# Whatever a configured spec could hide: a URL (any scheme), an absolute, home or relative path,
+# and anything an error quotes (duel's errors quote the file or value they refuse).
 _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]*")
 _PATH = re.compile(r"(?<![\w/.~-])(?:[A-Za-z]:[\\/]|~?/|\.{1,2}[\\/])[^\s'\"<>,;]*")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+SHORTEST_SECRET = 3  # a shorter piece of a spec ("m", "0") would blank words, not places
 
 # What a provider's failure says to callers; its message quotes the endpoint's reply.
 _PROVIDER_REASONS: tuple[tuple[type[ProviderError], str], ...] = (
-    (LLMConfigError, "the provider refused the key, the model or the endpoint"),
+    (LLMConfigError, "the provider is not usable as configured (key, model, endpoint or "
+                     "installation)"),
     (RequestError, "the provider refused the request"),
     (TransportError, "the provider could not be reached or failed"),
     (ProviderError, "the provider gave no usable answer"),
@@ -37,30 +41,34 @@ PUBLIC_DETAILS = ("forfeit", "timeout")
 
 
 def secrets_of(spec: str) -> list[str]:
-    """The parts of a configured spec that name a place (a path or a URL): every piece of its
-    text after the kind that holds a slash, longest first (so a URL goes before its host)."""
+    """The pieces of a configured spec's text after its kind (the whole, each option's value,
+    each side of an `@`), longest first so that a URL goes before its host: a model file named
+    without a slash is as private as a path."""
     rest = spec.partition(":")[2]
     pieces = {rest}
     for item in rest.split(","):
         value = item.partition("=")[2] or item
         pieces.update({value, *value.split("@")})
-    return sorted((p for p in pieces if "/" in p or "\\" in p), key=len, reverse=True)
+    return sorted((p for p in pieces if len(p) >= SHORTEST_SECRET), key=len, reverse=True)
 
 
 def scrub(text: str, hide: Iterable[str] = ()) -> str:
-    """`text` with every URL and path in it, and every string of `hide`, replaced by a mark."""
+    """`text` on one line, with every string of `hide`, every quoted string, URL and path in it
+    replaced by a mark."""
+    text = " ".join(text.split())
     for secret in hide:
         text = text.replace(secret, "<configured>")
+    text = _QUOTED.sub("<quoted>", text)
     text = _URL.sub("<url>", text)
     return _PATH.sub("<path>", text)
 
 
 def public_reason(exc: BaseException, hide: Iterable[str] = ()) -> str:
     """One line on why an agent failed that callers may read: a provider's failure by its kind
-    alone, duel's own refusals scrubbed of paths and URLs, anything else by its class."""
+    alone, duel's own refusals scrubbed (see `scrub`), anything else by its class."""
     if isinstance(exc, ProviderError):
         said = next(text for cls, text in _PROVIDER_REASONS if isinstance(exc, cls))
-        return f"{said} ({type(exc).__name__})"
+        return f"{type(exc).__name__}: {said}"
     if isinstance(exc, DuelError):
         return scrub(str(exc), hide)
     return type(exc).__name__

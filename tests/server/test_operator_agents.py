@@ -16,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from helpers.fake_llm_server import FakeLLMServer, openai_reply
 from helpers.listener import Listener
+from hostile_inputs import hostile_specs
 from play_helpers import WAIT, live, play, stored_moves
 from server_helpers import bearer, create, wait_until
 
@@ -34,24 +35,6 @@ def _server_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
     monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
     monkeypatch.setenv("DUEL_COMPAT_API_KEY", COMPAT_KEY)
-
-
-def hostile_specs(port: int) -> list[str]:
-    """Specs a caller could use to make the server call out to 127.0.0.1:`port` or read a
-    file: base URLs, compat endpoints (decimal, hex, short and IPv6-mapped loopback), an
-    http: agent, model files, and the parameters that hold work (timeouts, attempts)."""
-    hosts = [f"127.0.0.1:{port}", f"2130706433:{port}", f"0x7f000001:{port}",
-             f"127.1:{port}", f"[::ffff:127.0.0.1]:{port}", f"localhost:{port}"]
-    return [
-        f"llm:openai:gpt-4o-mini,base_url=http://127.0.0.1:{port}/v1",
-        f"llm:anthropic:claude-sonnet-4-5,base_url=http://127.0.0.1:{port}",
-        *(f"llm:compat:m@http://{host}/v1" for host in hosts),
-        f"llm:compat:m@https://127.0.0.1:{port}/v1,timeout=100000,max_attempts=1000000000",
-        f"llm:compat:m@http://127.0.0.1:{port}/v1,transport_retries=1000000,backoff=0",
-        "llm:openai:gpt-4o-mini", "llm:local", f"http:http://127.0.0.1:{port}/",
-        "dqn:/etc/shadow", "dqn:/nonexistent", "dqn:" + "d" * 290,
-        f" llm:compat:m@http://127.0.0.1:{port}/v1 ",
-    ]
 
 
 def _mover_move(state: GameState) -> dict[str, Any]:
