@@ -74,8 +74,12 @@ def bearer(request: Request, authorization: Annotated[str | None, Header()] = No
 
 
 def header_bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
-    """A token from the Authorization header alone (the operator's token)."""
-    return bearer_token(authorization, None)
+    """The operator's token, from an `Authorization: Bearer` header alone. Routes open to
+    everyone read it, so another scheme (a proxy's) is no token rather than an error."""
+    try:
+        return bearer_token(authorization, None)
+    except AuthError:
+        return None
 
 
 Token = Annotated[str | None, Depends(bearer)]

@@ -118,10 +118,15 @@ def test_the_operator_token_guards_the_agents_that_spend_keys(db: str) -> None:
         r = client.post("/games", json={"player1": "external", "player2": "bot"},
                         headers=bearer("op-secret"))
         assert r.status_code == 201, r.text
-        # Built-ins and the operator's local agents need no token.
+        basic = {"Authorization": "Basic Zm9vOmJhcg=="}  # a proxy's, not the operator's
+        assert client.post("/games", json={"player1": "external", "player2": "bot"},
+                           headers=basic).status_code == 401
+        # Built-ins and the operator's local agents need no token (another scheme is no token).
         for seats in (("deep", "external"), ("rule", "mcts:iterations=5")):
-            r = client.post("/games", json={"player1": seats[0], "player2": seats[1]})
-            assert r.status_code == 201, r.text
+            for headers in ({}, basic):
+                r = client.post("/games", json={"player1": seats[0], "player2": seats[1]},
+                                headers=headers)
+                assert r.status_code == 201, r.text
         move = {"agent": "bot", "state": state}
         assert client.post("/agents/move", json=move).status_code == 401
         assert client.post("/agents/move", json=move, headers=bearer("nope")).status_code == 403
