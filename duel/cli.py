@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -246,13 +247,21 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from server.catalogue import Catalogue, configured_agents
     from server.connections import Server, server_config
     from server.main import create_app
     from server.settings import from_args
 
     limits = from_args(args)
-    app = create_app(args.db, rate=args.rate, burst=args.burst, limits=limits)
+    agents = configured_agents(args.agents_file, args.agent)
+    admin_token = args.admin_token or os.environ.get("DUEL_ADMIN_TOKEN") or None
+    Catalogue(agents, admin_token).check()  # a typo or a missing key stops the server here
+    app = create_app(args.db, rate=args.rate, burst=args.burst, limits=limits, agents=agents,
+                     admin_token=admin_token)
     print(f"duel server on http://{args.host}:{args.port} (docs at /docs), games in {args.db}")
+    if agents:
+        print(f"configured agents: {', '.join(agents)}"
+              + (" (LLM and remote ones need the operator's token)" if admin_token else ""))
     Server(server_config(app, args.host, args.port, args.log_level, limits), app).run()
     return 0
 
@@ -418,6 +427,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rate", type=float, default=200.0,
                    help="requests per second per token (or per address without one)")
     p.add_argument("--burst", type=int, default=400)
+    p.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC",
+                   help="offer an agent by name (repeatable), e.g. gpt=llm:openai:gpt-4o-mini "
+                   "or mybot=llm:compat:MODEL@URL; callers name it (\"player2\": \"gpt\"), "
+                   "never its spec. Only these can call out, read a model file or spend the "
+                   "keys in this server's environment; requests get random, rule, mcts "
+                   "(capped) and the shipped dqn")
+    p.add_argument("--agents", dest="agents_file", metavar="FILE",
+                   help='a TOML file of agents: [agents] then name = "spec" lines (--agent '
+                   "wins over the file's agent of the same name)")
+    p.add_argument("--admin-token", metavar="TOKEN",
+                   help="the operator's token (default: $DUEL_ADMIN_TOKEN): games with LLM or "
+                   "remote seats, and /agents/move with them, need it as the Authorization "
+                   "bearer; without it anyone may use every configured agent")
     from server.settings import add_arguments
 
     add_arguments(p)

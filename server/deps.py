@@ -8,6 +8,7 @@ body checked (422)."""
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import unquote_plus
 
 from fastapi import Depends, Header, Query, Request
 
@@ -16,6 +17,8 @@ from duel.errors import AuthError
 from server.live import LiveGame
 from server.manager import GameManager
 from server.seats import token_hash
+
+TOKEN_QUERY = "token"  # the one query name a token may travel under (EventSource)
 
 
 def bearer_token(authorization: str | None, query_token: str | None) -> str | None:
@@ -29,6 +32,30 @@ def bearer_token(authorization: str | None, query_token: str | None) -> str | No
     return query_token
 
 
+def query_token(query_string: bytes) -> str | None:
+    """The token in a raw query string: the value of the one pair named `token`, spelled so.
+    A name that only decodes to it (`%74oken`, `tok%65n`) or a second `token` is refused
+    (AuthError): a token is read in one spelling only, the one the log filter looks for."""
+    found: list[str] = []
+    for pair in query_string.decode("latin-1").split("&"):
+        name, _, value = pair.partition("=")
+        if unquote_plus(name) != TOKEN_QUERY:
+            continue
+        if name != TOKEN_QUERY:
+            raise AuthError(f"the token's query parameter is spelled {TOKEN_QUERY!r}, "
+                            "without escapes")
+        found.append(unquote_plus(value))
+    if len(found) > 1:
+        raise AuthError(f"the query gives {TOKEN_QUERY!r} {len(found)} times")
+    return found[0] if found else None
+
+
+def request_token(request: Request) -> str | None:
+    """The token a request carries (see `bearer_token` and `query_token`)."""
+    return bearer_token(request.headers.get("authorization"),
+                        query_token(request.scope.get("query_string", b"")))
+
+
 def manager(request: Request) -> GameManager:
     m: GameManager = request.app.state.manager
     return m
@@ -37,12 +64,27 @@ def manager(request: Request) -> GameManager:
 Manager = Annotated[GameManager, Depends(manager)]
 
 
-def bearer(authorization: Annotated[str | None, Header()] = None,
-           token: Annotated[str | None, Query(max_length=200)] = None) -> str | None:
-    return bearer_token(authorization, token)
+def bearer(request: Request, authorization: Annotated[str | None, Header()] = None,
+           token: Annotated[str | None, Query(
+               max_length=200, description="the seat's token, for EventSource (which cannot "
+                                           "set headers); prefer the Authorization header")
+           ] = None) -> str | None:
+    # The declared parameters document the two ways in; the raw request decides which token
+    # counts (FastAPI would also take a name that merely decodes to `token`).
+    return request_token(request)
+
+
+def header_bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
+    """The operator's token, from an `Authorization: Bearer` header alone. Routes open to
+    everyone read it, so another scheme (a proxy's) is no token rather than an error."""
+    try:
+        return bearer_token(authorization, None)
+    except AuthError:
+        return None
 
 
 Token = Annotated[str | None, Depends(bearer)]
+HeaderToken = Annotated[str | None, Depends(header_bearer)]
 
 
 async def game(code: str, m: Manager) -> LiveGame:
@@ -81,8 +123,7 @@ def caller(request: Request) -> str:
     address), else its address; a made-up token must not buy a fresh allowance. The key of
     the rate limit and of the caps on agent work."""
     try:
-        token = bearer_token(request.headers.get("authorization"),
-                             request.query_params.get("token"))
+        token = request_token(request)
     except AuthError:
         token = None  # the route refuses it; here it only holds no seat
     m: GameManager | None = getattr(request.app.state, "manager", None)
@@ -100,5 +141,4 @@ async def check_caller(request: Request, code: str) -> Seat:
     exists and the caller holds a seat in it."""
     m = manager(request)
     await m.find(code)
-    token = bearer_token(request.headers.get("authorization"), request.query_params.get("token"))
-    return m.seat_of(code, token)
+    return m.seat_of(code, request_token(request))

@@ -1,4 +1,5 @@
-"""The FastAPI app: routes, storage, the operator's limits, the rate limit and the body limit;
+"""The FastAPI app: routes, storage, the agents on offer, the operator's limits, the rate limit
+and the body limit;
 errors answer as server/errors.py says."""
 
 from __future__ import annotations
@@ -6,8 +7,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from urllib.parse import unquote_plus
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
@@ -15,10 +17,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from duel.errors import BusyError, DuelError, SlowClientError, TooLargeError
 from server import errors
+from server.catalogue import Catalogue
 from server.deps import caller
 from server.manager import GameManager
 from server.ratelimit import MAX_BUCKETS, RateLimiter
-from server.routes import agents, games
+from server.routes import agents as agent_routes
+from server.routes import games
 from server.settings import Limits
 from server.store import open_store
 
@@ -27,24 +31,48 @@ MAX_BODY = 64 * 1024
 
 
 class RedactTokens(logging.Filter):
-    """Hides `?token=...` in log records (uvicorn's access log prints the query string; an
-    event stream's token travels there because EventSource cannot set headers)."""
+    """Hides the value of every query pair whose name is a token's, however it is spelled, in
+    log records (uvicorn's access log prints the raw query string; an event stream's token
+    travels there because EventSource cannot set headers). A name counts once decoded (as often
+    as it takes: `%74oken`, `%2574oken`) and case-folded, if it holds "token"."""
 
-    PATTERN = re.compile(r"([?&]token=)[^&\s\"]*")
+    PAIR = re.compile(r"([?&;])([^=&;\s\"#?]*)=([^&;\s\"#]*)")
+
+    @staticmethod
+    def _decoded(name: str) -> str:
+        for _ in range(5):
+            once = unquote_plus(name)
+            if once == name:
+                break
+            name = once
+        return name.strip().casefold()
+
+    def _redact(self, text: str) -> str:
+        def pair(m: re.Match[str]) -> str:
+            if "token" in self._decoded(m.group(2)):
+                return f"{m.group(1)}{m.group(2)}=***"
+            return m.group(0)
+
+        return self.PAIR.sub(pair, text)
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.args, tuple):
-            record.args = tuple(self.PATTERN.sub(r"\1***", a) if isinstance(a, str) else a
+            record.args = tuple(self._redact(a) if isinstance(a, str) else a
                                 for a in record.args)
         if isinstance(record.msg, str):
-            record.msg = self.PATTERN.sub(r"\1***", record.msg)
+            record.msg = self._redact(record.msg)
         return True
 
 
-def _redact_access_log() -> None:
-    logger = logging.getLogger("uvicorn.access")
-    if not any(isinstance(f, RedactTokens) for f in logger.filters):
-        logger.addFilter(RedactTokens())
+# The loggers that may print a request's query: uvicorn's access and error logs, and ours.
+REDACTED_LOGGERS = ("uvicorn.access", "uvicorn.error", "duel.server")
+
+
+def _redact_logs() -> None:
+    for name in REDACTED_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactTokens) for f in logger.filters):
+            logger.addFilter(RedactTokens())
 
 
 class BodyLimit:
@@ -105,15 +133,19 @@ class BodyLimit:
 
 
 def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400,
-               limits: Limits | None = None) -> FastAPI:
+               limits: Limits | None = None, agents: Mapping[str, str] | None = None,
+               admin_token: str | None = None) -> FastAPI:
     """The app, storing games in `db` (a path or sqlite:///PATH), within the operator's
-    `limits` (the defaults of `Limits` without)."""
+    `limits` (the defaults of `Limits` without), offering the built-in agents and the
+    operator's `agents` (name -> spec; callers use them by name). With `admin_token`, the
+    configured agents that reach out are for that token alone."""
     limits = limits or Limits()
+    catalogue = Catalogue(agents, admin_token)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = open_store(db)
-        manager = GameManager(store, limits)
+        manager = GameManager(store, limits, catalogue=catalogue)
         app.state.manager = manager
         await manager.start()
         try:
@@ -126,7 +158,7 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400,
                   description="7 Wonders Duel for LLM agents, MCTS and external bots. States and "
                               "moves use the rules prompt's JSON format.")
     limiter = RateLimiter(rate, burst)
-    _redact_access_log()
+    _redact_logs()
 
     @app.middleware("http")
     async def rate_limit(request: Request,
@@ -137,6 +169,6 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400,
 
     errors.install(app)
     app.include_router(games.router)
-    app.include_router(agents.router)
+    app.include_router(agent_routes.router)
     app.add_middleware(BodyLimit, limit=MAX_BODY, seconds=limits.body_timeout)
     return app

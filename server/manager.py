@@ -20,6 +20,7 @@ from duel.engine import Deal, Move, Seat, new_game, seat_view
 from duel.engine.codes import random_code
 from duel.errors import BusyError, ConflictError, GameNotFoundError
 from server import events, export, moves
+from server.catalogue import Catalogue
 from server.live import LiveGame, restore
 from server.ratelimit import RateLimiter
 from server.seats import SeatTokens, new_tokens, seat_agents, token_hash
@@ -34,9 +35,11 @@ FULL_RETRY = 30.0  # the retry-after of a creation refused because the server is
 
 
 class GameManager:
-    def __init__(self, store: Store, limits: Limits | None = None) -> None:
+    def __init__(self, store: Store, limits: Limits | None = None,
+                 catalogue: Catalogue | None = None) -> None:
         self.store = store
         self.limits = limits or Limits()
+        self.catalogue = catalogue or Catalogue()  # the agents on offer
         self.games: dict[str, LiveGame] = {}
         self.tokens = SeatTokens()
         self.thinker = Thinker(self.limits)
@@ -77,9 +80,10 @@ class GameManager:
                      open_box: bool, time_per_move: float | None, fallback: str,
                      owner: str = "") -> tuple[LiveGame, dict[str, str]]:
         """A new game for `owner` (an address); its external seats' tokens by player number
-        ("1", "2"), shown once. Raises SpecError for a bad agent spec, InvalidStateError for a
-        bad deal, BusyError past the live games' cap or the owner's creation rate."""
-        agents = seat_agents(seats)
+        ("1", "2"), shown once. Raises SpecError for an agent not offered or a bad spec,
+        InvalidStateError for a bad deal, BusyError past the live games' cap or the owner's
+        creation rate."""
+        agents = seat_agents(self.catalogue, seats)
         if deal_json is not None:
             deal = Deal.from_json(deal_json)
         else:
@@ -143,7 +147,8 @@ class GameManager:
 
     def _read_back(self, row: GameRow) -> LiveGame:
         """A stored game as it stood (see `restore`), its agents built again."""
-        return restore(row, self.store.moves(row.code), seat_agents(row.seats, strict=False))
+        return restore(row, self.store.moves(row.code),
+                       seat_agents(self.catalogue, row.seats, strict=False))
 
     def seat_of(self, code: str, token: str | None) -> Seat:
         """The seat a bearer token holds in game `code` (AuthError, ForbiddenError)."""

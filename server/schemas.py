@@ -24,7 +24,8 @@ DealJSON = Annotated[dict[str, Any], WithJsonSchema(_published("deal"))]
 
 class GameCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    player1: str = Field(description='agent spec ("rule", "mcts:time=1", "llm:...") or "external"',
+    player1: str = Field(description='"external", a built-in agent ("rule", "mcts:time=1") or '
+                                     "an agent the operator configured, by name (GET /agents)",
                          max_length=300)
     player2: str = Field(max_length=300)
     seed: int | None = Field(default=None, ge=0, le=2**63 - 1)
@@ -69,7 +70,8 @@ class MoveAccepted(BaseModel):
 
 class AgentMoveIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    agent: str = Field(max_length=300, description="agent spec",
+    agent: str = Field(max_length=300, description="a built-in agent or an agent the operator "
+                                                   "configured, by name (GET /agents)",
                        examples=["rule", "random", "mcts:iterations=50"])
     state: StateJSON = Field(description="a state in the prompt's format")
 
@@ -78,6 +80,25 @@ class AgentMoveOut(BaseModel):
     move: str
     moveData: dict[str, Any]
     details: dict[str, Any]
+
+
+class ParamOut(BaseModel):
+    type: str
+    default: Any
+    help: str
+    max: float | None = Field(default=None, description="the server's cap, if it has one")
+
+
+class AgentOut(BaseModel):
+    name: str = Field(description="what a request names: a built-in kind, or a configured name")
+    kind: str
+    help: str
+    params: dict[str, ParamOut] = Field(description="the parameters a request may set")
+    operator_only: bool = Field(description="usable with the operator's token only")
+
+
+class AgentsOut(BaseModel):
+    agents: list[AgentOut]
 
 
 class ErrorOut(BaseModel):

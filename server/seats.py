@@ -1,4 +1,5 @@
-"""Seating: the agent in each seat, and the bearer tokens of the external seats.
+"""Seating: the agent in each seat (from the server's catalogue), and the bearer tokens of the
+external seats.
 
 A token is shown once, in the answer that creates its game; the server and its database keep
 only its hash."""
@@ -13,13 +14,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from duel.agents.base import Agent, Decision
-from duel.agents.spec import make_agent
 from duel.engine import SEATS, Move, Seat
 from duel.errors import AuthError, ForbiddenError, SpecError
-from server.budget import check_budget
+from server.catalogue import EXTERNAL, Catalogue
 
 log = logging.getLogger("duel.server")
-EXTERNAL = "external"  # the seat spec of a bot that plays over HTTP with its token
 
 
 def token_hash(token: str) -> str:
@@ -66,8 +65,9 @@ class SeatTokens:
 
 class UnavailableAgent:
     """Stands in for a seat's agent that cannot be built any more (after a restart: an API key
-    gone from the environment, a model file removed). Every turn fails, so the game's fallback
-    plays or forfeits for it, and the game goes on."""
+    gone from the environment, a model file removed, a name the operator no longer configures,
+    a spec no longer offered). Every turn fails with `reason` (said in public words), so the
+    game's fallback plays or forfeits for it, and the game goes on."""
 
     def __init__(self, spec: str, reason: str) -> None:
         self.spec = spec
@@ -75,20 +75,21 @@ class UnavailableAgent:
 
     def choose(self, view: dict[str, Any], legal: Sequence[Move],
                rng: random.Random) -> Decision:
-        raise SpecError(f"agent {self.spec!r} is unavailable: {self.reason}")
+        raise SpecError(self.reason)
 
 
-def seat_agents(seats: Sequence[str], strict: bool = True) -> dict[Seat, Agent]:
-    """The agents of the seats that are not external. `strict` (a new game): a bad spec or
-    budget raises SpecError. Otherwise (a restored game) an agent that cannot be built is
-    replaced by one that always fails, so the game's fallback takes over its turns."""
+def seat_agents(catalogue: Catalogue, seats: Sequence[str], strict: bool = True
+                ) -> dict[Seat, Agent]:
+    """The agents of the seats that are not external, built by the catalogue. `strict` (a new
+    game): an agent not offered, a bad spec or budget raises SpecError. Otherwise (a restored
+    game) an agent that cannot be built is replaced by one that always fails, so the game's
+    fallback takes over its turns."""
     agents: dict[Seat, Agent] = {}
     for seat, spec in zip(SEATS, seats, strict=True):
         if spec == EXTERNAL:
             continue
         try:
-            check_budget(spec)
-            agent: Agent = make_agent(spec)
+            agent: Agent = catalogue.build(spec)
         except SpecError as exc:
             if strict:
                 raise

@@ -47,6 +47,19 @@ class Timed(Protocol):
     time: float  # the search's budget in seconds; 0 for none (it is sized otherwise)
 
 
+def _inner(agent: Agent) -> Agent:
+    """The agent that decides: an operator's agent (server/privacy.py) wraps another."""
+    inner: Agent = getattr(agent, "inner", agent)
+    return inner
+
+
+def _spec(agent: Agent, spec: str) -> str:
+    """The spec that builds the deciding agent again (in a worker process): a configured
+    agent's is the operator's, which callers know only by name."""
+    configured = getattr(agent, "configured_spec", None)
+    return configured if isinstance(configured, str) else spec
+
+
 def search(spec: str, view: dict[str, Any], legal: Sequence[Move], seed: int, seconds: float
            ) -> Decision:
     """A search's decision, in a worker process: its agent is built afresh from the spec (and
@@ -120,9 +133,9 @@ class Thinker:
         """`agent`'s decision in `view` (`spec` built it), within its deadline: DeadlineError
         past it. `queue` (a game's seat): wait for a slot of the caps rather than be refused
         with BusyError."""
-        llm = isinstance(agent, AsyncAgent)
+        llm = isinstance(_inner(agent), AsyncAgent)
         caps = self.llm if llm else self.searches
-        if queue and spec.strip().partition(":")[0] in INSTANT:
+        if queue and _spec(agent, spec).strip().partition(":")[0] in INSTANT:
             return await self._run(agent, spec, view, legal, seed)
         async with caps.queued(caller) if queue else caps.now(caller):
             return await self._run(agent, spec, view, legal, seed)
@@ -147,10 +160,11 @@ class Thinker:
 
     async def _think(self, agent: Agent, spec: str, view: dict[str, Any],
                      legal: Sequence[Move], seed: int) -> Decision:
-        if isinstance(agent, AsyncAgent):
+        if isinstance(_inner(agent), AsyncAgent) and isinstance(agent, AsyncAgent):
             seconds = self.limits.llm_deadline
             return await within(seconds, on_llm_loop(agent, view, legal, seed))
         seconds = self.limits.search_deadline
+        spec = _spec(agent, spec)
         if is_search(spec):
             return await self.pool.run(seconds, search, spec, view, list(legal), seed,
                                        cut(seconds))

@@ -25,6 +25,12 @@ def shipped_model() -> Path:
     return Path(str(resources.files("duel.rl").joinpath("models", SHIPPED)))
 
 
+def _shown(path: Path) -> str:
+    """A model file's name as an error quotes it: long names cut, so the error stays a line."""
+    text = str(path)
+    return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
 def masked_argmax(q: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """The best legal action of each row: illegal actions count as -inf."""
     best: np.ndarray = np.where(mask.astype(bool), q, -np.inf).argmax(axis=-1)
@@ -38,8 +44,13 @@ class QModel:
         import onnxruntime as ort  # type: ignore[import-untyped]
 
         path = Path(path)
-        if not path.is_file():
-            raise SpecError(f"dqn: no model file {str(path)!r}")
+        try:
+            found = path.is_file()
+        except OSError as exc:  # a name too long for the file system, a path through a file
+            raise SpecError(f"dqn: cannot open model file {_shown(path)}: "
+                            f"{exc.strerror or exc}") from None
+        if not found:
+            raise SpecError(f"dqn: no model file {_shown(path)}")
         options = ort.SessionOptions()
         # One game, one thread: tournaments run games in parallel processes instead.
         options.intra_op_num_threads = 1
@@ -48,7 +59,7 @@ class QModel:
             self.session = ort.InferenceSession(str(path), options,
                                                 providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own types for unreadable files
-            raise SpecError(f"dqn: {path} is not a readable ONNX model: {exc}") from None
+            raise SpecError(f"dqn: {_shown(path)} is not a readable ONNX model: {exc}") from None
         self.input = self.session.get_inputs()[0].name
         self.path = path
 

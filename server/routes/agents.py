@@ -1,4 +1,4 @@
-"""Ask an agent for a move from any prompt-format state."""
+"""The agents on offer, and a move from any of them for any prompt-format state."""
 
 from __future__ import annotations
 
@@ -6,31 +6,40 @@ import random
 
 from fastapi import APIRouter
 
-from duel.agents.spec import make_agent
 from duel.engine import InfoSet, Perspective
 from duel.errors import IllegalMoveError, InvalidStateError
 from duel.schemas import schema_error
-from server.budget import check_budget
-from server.deps import Caller, Manager
+from server.deps import Caller, HeaderToken, Manager
 from server.errors import ERRORS
-from server.schemas import AgentMoveIn, AgentMoveOut
+from server.schemas import AgentMoveIn, AgentMoveOut, AgentsOut
 
 router = APIRouter(prefix="/agents", tags=["agents"])
 
 
+@router.get("", response_model=AgentsOut, responses=ERRORS)
+async def offered_agents(m: Manager) -> AgentsOut:
+    """The agents this server offers: the built-in kinds with the parameters a request may set
+    (and their caps), and the operator's agents by name (`operator_only`: for the operator's
+    token alone). Configured agents show their kind, never their endpoint or file."""
+    return AgentsOut.model_validate({"agents": m.catalogue.listing()})
+
+
 @router.post("/move", response_model=AgentMoveOut, responses=ERRORS)
-async def agent_move(body: AgentMoveIn, m: Manager, who: Caller) -> AgentMoveOut:
-    """The move `agent` would play for the player to move in `state`, in the state's labels
-    (MCTS searches from the information set: hidden cards are sampled among the unseen ones).
-    The state may come from any server speaking the prompt's format; one that is malformed or
-    inconsistent is refused with 422 naming the problem. Past the caps on concurrent searches
-    (or LLM moves), per caller and in total, the answer is 429 with retry-after; so it is when
-    the agent does not answer within the server's deadline."""
+async def agent_move(body: AgentMoveIn, m: Manager, who: Caller,
+                     token: HeaderToken) -> AgentMoveOut:
+    """The move `agent` (a built-in spec or a configured name, see `GET /agents`) would play
+    for the player to move in `state`, in the state's labels (MCTS searches from the
+    information set: hidden cards are sampled among the unseen ones). The state may come from
+    any server speaking the prompt's format; one that is malformed or inconsistent is refused
+    with 422 naming the problem. Past the caps on concurrent searches (or LLM moves), per
+    caller and in total, the answer is 429 with retry-after; so it is when the agent does not
+    answer within the server's deadline."""
     problem = schema_error("state", body.state)
     if problem:
         raise InvalidStateError(problem)
-    check_budget(body.agent)
-    agent = make_agent(body.agent)
+    choice = m.catalogue.resolve(body.agent)
+    m.catalogue.authorize([choice], token)
+    agent = m.catalogue.build(choice.seat)
     info = InfoSet.from_view(body.state)
     state = info.sample(random.Random(0))
     legal = state.legal_moves()
@@ -41,7 +50,7 @@ async def agent_move(body: AgentMoveIn, m: Manager, who: Caller) -> AgentMoveOut
     mover = Perspective.to_move(state)
     view = mover.view(state) if mover.swapped else body.state
     shown = mover.moves_out(legal)
-    decision = await m.thinker.choose(agent, body.agent, view, shown, 0, who, queue=False)
+    decision = await m.thinker.choose(agent, choice.seat, view, shown, 0, who, queue=False)
     if decision.move not in shown:
         raise IllegalMoveError(f"agent {body.agent!r} found no legal move in this state")
     data = mover.move_in(decision.move).to_json()

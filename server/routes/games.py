@@ -14,7 +14,8 @@ from sse_starlette.sse import EventSourceResponse
 from duel.errors import InvalidStateError, UsageError
 from duel.schemas import move_schema_error, schema_error
 from duel.transcripts import render_line
-from server.deps import Address, CallerSeat, Game, Manager, Viewer
+from server.catalogue import EXTERNAL
+from server.deps import Address, CallerSeat, Game, HeaderToken, Manager, Viewer
 from server.errors import ERRORS
 from server.moves import malformed
 from server.schemas import (
@@ -31,11 +32,14 @@ router = APIRouter(prefix="/games", tags=["games"])
 
 
 @router.post("", status_code=201, response_model=GameCreated, responses=ERRORS)
-async def create_game(body: GameCreate, m: Manager, address: Address) -> GameCreated:
-    """Seats are agent specs or "external"; each external seat gets a bearer token (shown once).
-    Creation is rate-limited per client address, and the server may cap the games in play
-    (429 with retry-after)."""
+async def create_game(body: GameCreate, m: Manager, address: Address,
+                      token: HeaderToken) -> GameCreated:
+    """Seats are "external", built-in agents or the operator's agents by name (`GET /agents`);
+    each external seat gets a bearer token (shown once). An operator-only agent needs the
+    operator's token in the Authorization header. Creation is rate-limited per client
+    address, and the server may cap the games in play (429 with retry-after)."""
     seats = [body.player1.strip(), body.player2.strip()]
+    m.catalogue.authorize([m.catalogue.resolve(s) for s in seats if s != EXTERNAL], token)
     if body.deal is not None and body.seed is not None:
         raise UsageError("give a seed or a deal, not both")
     if body.deal is not None:

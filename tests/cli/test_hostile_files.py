@@ -9,6 +9,7 @@ import json
 import random
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -84,6 +85,15 @@ def transcript(tmp_path: Path) -> Path:
 class _Spec:
     def __init__(self, spec: str) -> None:
         self.spec = spec
+
+
+@pytest.mark.parametrize("name", ["d" * 300, "/nonexistent/model.onnx", "/etc/passwd/x.onnx"])
+def test_a_model_file_that_cannot_be_opened(name: str) -> None:
+    """A name too long for the file system, a missing file, a path through a file: one line
+    naming the model file (cut short), exit 2."""
+    code, err = run("match", "--p1", f"dqn:{name}", "--p2", "random")
+    line = one_line(err)
+    assert code == 2 and "dqn:" in line and "model file" in line and len(line) < 200, err
 
 
 def test_a_transcript_whose_players_is_not_an_object(tmp_path: Path) -> None:

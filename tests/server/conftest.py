@@ -1,5 +1,6 @@
-"""Fixtures shared by the server's test files: a fresh database, the app behind a test client,
-the scripted test agents registered for one test, and real `duel serve` processes."""
+"""Fixtures shared by the server's test files: a fresh database, the app behind a test client
+(its operator configures the test agents by name), the scripted test agents registered for one
+test, and real `duel serve` processes."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from live_server import Server
-from server_helpers import register_test_agents, unregister_test_agents
+from server_helpers import TEST_AGENTS, register_test_agents, unregister_test_agents
 
 from server.main import create_app
 
@@ -21,7 +22,7 @@ def db(tmp_path: Path) -> str:
 
 @pytest.fixture
 def client(db: str) -> Iterator[TestClient]:
-    with TestClient(create_app(db)) as c:
+    with TestClient(create_app(db, agents=TEST_AGENTS)) as c:
         yield c
 
 

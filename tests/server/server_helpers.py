@@ -196,6 +196,10 @@ TEST_KINDS = {
 }
 
 
+# The test agents as the operator configures them for the test client: by name.
+TEST_AGENTS = {name: name for name in TEST_KINDS}
+
+
 def register_test_agents() -> None:
     for kind in TEST_KINDS.values():
         register(kind)

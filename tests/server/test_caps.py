@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 from play_helpers import WAIT, live, manager, play_out
-from server_helpers import GatedAgent, bearer, create, wait_until
+from server_helpers import TEST_AGENTS, GatedAgent, bearer, create, wait_until
 
 from duel.engine import Perspective, new_game
 from duel.errors import BusyError
@@ -68,7 +68,7 @@ def test_queued_callers_are_served_in_turn() -> None:
 @pytest.fixture
 def capped(db: str, test_agents: None) -> Iterator[TestClient]:
     limits = Limits(searches=2, searches_per_caller=1)
-    with TestClient(create_app(db, limits=limits)) as c:
+    with TestClient(create_app(db, limits=limits, agents=TEST_AGENTS)) as c:
         yield c
 
 
@@ -120,7 +120,7 @@ def test_games_seats_wait_for_a_slot_instead_of_failing(capped: TestClient) -> N
 
 # ---------------------------------------------------------------------------- creation
 def test_game_creation_is_rate_limited_per_address(db: str) -> None:
-    app = create_app(db, limits=Limits(create_per_minute=6, create_burst=2))
+    app = create_app(db, limits=Limits(create_per_minute=6, create_burst=2), agents=TEST_AGENTS)
     with TestClient(app) as c, TestClient(app, client=("192.0.2.7", 1)) as other:
         statuses = [c.post("/games", json={"player1": "external", "player2": "external"}
                            ).status_code for _ in range(3)]
@@ -134,7 +134,7 @@ def test_game_creation_is_rate_limited_per_address(db: str) -> None:
 
 
 def test_the_games_in_play_can_be_capped(db: str) -> None:
-    with TestClient(create_app(db, limits=Limits(max_live_games=1))) as c:
+    with TestClient(create_app(db, limits=Limits(max_live_games=1), agents=TEST_AGENTS)) as c:
         code, tokens = create(c, "external", "random", seed=8)
         r = c.post("/games", json={"player1": "external", "player2": "external"})
         assert r.status_code == 429 and "full" in r.json()["detail"], r.text
@@ -146,7 +146,7 @@ def test_the_games_in_play_can_be_capped(db: str) -> None:
 # ---------------------------------------------------------------------------- memory
 def test_finished_games_leave_memory_and_are_served_from_the_store(db: str) -> None:
     limits = Limits(finished_grace=0.2)
-    with TestClient(create_app(db, limits=limits)) as c:
+    with TestClient(create_app(db, limits=limits, agents=TEST_AGENTS)) as c:
         code, tokens = create(c, "external", "random", seed=10)
         play_out(c, code, tokens, random.Random(10))
         seat = bearer(tokens["1"])
@@ -166,7 +166,7 @@ def test_finished_games_leave_memory_and_are_served_from_the_store(db: str) -> N
 
 
 def test_at_most_the_kept_number_of_finished_games_stay_in_memory(db: str) -> None:
-    with TestClient(create_app(db, limits=Limits(finished_kept=1))) as c:
+    with TestClient(create_app(db, limits=Limits(finished_kept=1), agents=TEST_AGENTS)) as c:
         m = manager(c)
         first = create(c, "random", "random", seed=11)[0]
         wait_until(lambda: live(c, first).over, WAIT, "the first game's end")

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 from play_helpers import WAIT, live, manager, stored_moves
-from server_helpers import GatedAgent, HangingAgent, create, wait_until
+from server_helpers import TEST_AGENTS, GatedAgent, HangingAgent, create, wait_until
 
 from duel.agents.spec import make_agent
 from duel.engine import Perspective, new_game
@@ -32,7 +32,7 @@ BIG = "mcts:iterations=200000"  # took 73-80 s before searches had a deadline
 def quick(db: str) -> Iterator[TestClient]:
     """The app with one-second deadlines."""
     limits = Limits(search_deadline=1.0, llm_deadline=1.0)
-    with TestClient(create_app(db, limits=limits)) as c:
+    with TestClient(create_app(db, limits=limits, agents=TEST_AGENTS)) as c:
         yield c
 
 
@@ -124,7 +124,7 @@ def test_an_agent_that_hangs_gets_its_seat_s_fallback(db: str, test_agents: None
     GatedAgent.gates.append(gate)
     try:
         limits = Limits(search_deadline=0.5)
-        with TestClient(create_app(db, limits=limits)) as c:
+        with TestClient(create_app(db, limits=limits, agents=TEST_AGENTS)) as c:
             code, _ = create(c, "testgate", "external", seed=5, fallback="rule")
             wait_until(lambda: live(c, code).state.ply >= 1, WAIT, "the fallback's move")
             first = stored_moves(c, code)[0]
@@ -139,7 +139,7 @@ def test_an_agent_that_hangs_gets_its_seat_s_fallback(db: str, test_agents: None
 def test_an_async_agent_that_hangs_is_cancelled_and_falls_back(db: str,
                                                                test_agents: None) -> None:
     HangingAgent.cancelled.clear()
-    with TestClient(create_app(db, limits=Limits(llm_deadline=0.5))) as c:
+    with TestClient(create_app(db, limits=Limits(llm_deadline=0.5), agents=TEST_AGENTS)) as c:
         code, _ = create(c, "testhang", "external", seed=6)
         wait_until(lambda: live(c, code).state.ply >= 1, WAIT, "the fallback's move")
         first = stored_moves(c, code)[0]

@@ -5,6 +5,7 @@ on to a transcript that replays."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,17 @@ from server_helpers import (
     wait_until,
 )
 
+from server.main import create_app
+
 CLOSED_PORT_LLM = "llm:compat:test-model@http://127.0.0.1:9/v1,transport_retries=0,backoff=0.01"
+# LLM seats are the operator's: configured by name, the only way a game gets one.
+LLM_AGENTS = {"closed": CLOSED_PORT_LLM, "closed-forfeit": CLOSED_PORT_LLM + ",fallback=forfeit"}
+
+
+@pytest.fixture
+def llm_client(db: str) -> Iterator[TestClient]:
+    with TestClient(create_app(db, agents=LLM_AGENTS)) as c:
+        yield c
 
 
 def test_slow_external_seat_gets_a_random_move(client: TestClient) -> None:
@@ -110,8 +121,9 @@ def test_a_failing_agent_with_forfeit_fallback_forfeits(
 
 
 def test_llm_seat_on_a_closed_port_falls_back_and_the_game_goes_on(
-        client: TestClient, tmp_path: Path) -> None:
-    code, tokens = create(client, CLOSED_PORT_LLM, "external", seed=19)
+        llm_client: TestClient, tmp_path: Path) -> None:
+    client = llm_client
+    code, tokens = create(client, "closed", "external", seed=19)
     play_out(client, code, tokens, random.Random(19))
     theirs = [r for r in stored_moves(client, code) if r.seat.player == 1]
     assert theirs and all(r.details["llm"]["fallback"] == "random" for r in theirs)
@@ -119,8 +131,9 @@ def test_llm_seat_on_a_closed_port_falls_back_and_the_game_goes_on(
     check_transcript(client.get(f"/games/{code}/transcript").text, tmp_path / "t.jsonl")
 
 
-def test_llm_seat_with_forfeit_fallback_resigns(client: TestClient, tmp_path: Path) -> None:
-    code, tokens = create(client, CLOSED_PORT_LLM + ",fallback=forfeit", "external", seed=20)
+def test_llm_seat_with_forfeit_fallback_resigns(llm_client: TestClient, tmp_path: Path) -> None:
+    client = llm_client
+    code, tokens = create(client, "closed-forfeit", "external", seed=20)
     wait_until(lambda: live(client, code).over, WAIT, "the LLM seat to resign")
     view = client.get(f"/games/{code}", headers=bearer(tokens["2"])).json()
     assert view["step"] == "GAME_END" and view["player2"]["won"] is True

@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from play_helpers import WAIT, legal, live, manager, play, play_out, stored_moves
-from server_helpers import GatedAgent, bearer, check_transcript, create, hidden_card_ids, wait_until
+from server_helpers import (
+    TEST_AGENTS,
+    GatedAgent,
+    bearer,
+    check_transcript,
+    create,
+    hidden_card_ids,
+    wait_until,
+)
 
 from duel.engine import Perspective
 from server.main import create_app
@@ -23,7 +31,7 @@ def test_restart_resumes_the_game_and_the_agent_turn(db: str, tmp_path: Path,
     gate = threading.Event()
     GatedAgent.gates.append(gate)
     try:
-        with TestClient(create_app(db)) as first:
+        with TestClient(create_app(db, agents=TEST_AGENTS)) as first:
             code, tokens = create(first, "external", "testgate", seed=22)
             play(first, code, tokens["1"], random.Random(1))
             # The agent seat is to move (it picks two wonders) and is held at its gate.
@@ -54,7 +62,7 @@ def test_restart_resumes_the_game_and_the_agent_turn(db: str, tmp_path: Path,
 
         second_gate = threading.Event()
         GatedAgent.gates.append(second_gate)
-        with TestClient(create_app(db)) as second:
+        with TestClient(create_app(db, agents=TEST_AGENTS)) as second:
             game = live(second, code)
             assert game.state.ply == 1 and game.state.current_player == 2
             for who, headers in (("1", bearer(tokens["1"])), ("public", {})):
@@ -107,11 +115,12 @@ def test_restart_without_an_agent_s_api_key_falls_back_and_goes_on(
     """An LLM seat whose provider key is gone after a restart: the server starts, the seat's
     turns fall back as configured, and the game goes on to its end."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
-    with TestClient(create_app(db)) as first:
+    agents = {"gpt": "llm:openai:gpt-4o"}
+    with TestClient(create_app(db, agents=agents)) as first:
         # Seat 1 (external) drafts first: the LLM seat never gets a turn before the restart.
-        code, tokens = create(first, "external", "llm:openai:gpt-4o", seed=61, fallback="rule")
+        code, tokens = create(first, "external", "gpt", seed=61, fallback="rule")
     monkeypatch.delenv("OPENAI_API_KEY")
-    with TestClient(create_app(db)) as second:
+    with TestClient(create_app(db, agents=agents)) as second:
         rng = random.Random(61)
         for _ in range(200):
             if live(second, code).over:
