@@ -19,6 +19,7 @@ from .data import (
     WONDER_NAMES,
 )
 from .moves import InvalidStateError
+from .names import ids_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,16 +90,7 @@ class Deal:
             raise InvalidStateError('deal needs a "removed" object with age1, age2, age3, guilds')
 
         def names(value: Any, field: str, table: dict[str, int], count: int) -> tuple[int, ...]:
-            if not isinstance(value, list) or len(value) != count:
-                raise InvalidStateError(f"deal {field} must be a list of {count} names")
-            out = []
-            for v in value:
-                if not isinstance(v, str) or v not in table:
-                    raise InvalidStateError(f"deal {field}: unknown name {v!r}")
-                out.append(table[v])
-            if len(set(out)) != len(out):
-                raise InvalidStateError(f"deal {field} names a card, wonder or token twice")
-            return tuple(out)
+            return tuple(ids_of(value, table, f"deal {field}", count))
 
         deal = Deal(
             wonder_draft=names(obj.get("wonderDraft"), "wonderDraft", WONDER_IDS, 8),

@@ -30,6 +30,7 @@ from .data import (
 )
 from .layout import COVERED_BY, N_SLOTS
 from .moves import InvalidStateError
+from .names import ids_of
 from .result import VICTORY_CIVILIAN, VICTORY_MILITARY, VICTORY_SCIENCE
 from .state import DRAW
 from .steps import (
@@ -70,16 +71,7 @@ def field(obj: Any, key: str, kind: type, where: str) -> Any:
 
 def names(values: Any, table: dict[str, int], where: str) -> list[int]:
     """Ids of a list of distinct names from `table` (cards, tokens or wonders)."""
-    if not isinstance(values, list):
-        raise InvalidStateError(f"state {where} must be a list")
-    out = []
-    for v in values:
-        if not isinstance(v, str) or v not in table:
-            raise InvalidStateError(f"state {where}: unknown name {v!r}")
-        out.append(table[v])
-    if len(set(out)) != len(out):
-        raise InvalidStateError(f"state {where} names the same thing twice")
-    return out
+    return ids_of(values, table, f"state {where}")
 
 
 # ---------------------------------------------------------------------------- header
