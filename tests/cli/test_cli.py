@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.games import play_out
+from helpers.games import play_out, random_game_states
 
 from duel.cli import main
 from duel.engine import Deal, InfoSet, Move, Result, new_game, seat_view
@@ -43,13 +43,7 @@ def write(tmp_path: Path, name: str, obj: Any) -> str:
 
 
 def game_states(seed: int) -> list[GameState]:
-    state = new_game(seed)
-    rng = random.Random(seed)
-    out = [state]
-    while not state.is_terminal():
-        state = state.apply(rng.choice(state.legal_moves()))
-        out.append(state)
-    return out
+    return random_game_states(seed)
 
 
 def assert_one_line_error(code: int, out: str, err: str, command: str) -> str:

@@ -9,6 +9,7 @@ import random
 from typing import Any
 
 import pytest
+from helpers.games import random_game_states
 
 from duel.engine import InfoSet, new_game, seat_view
 from duel.engine.data import CARD_IDS, CARDS
@@ -17,13 +18,7 @@ from duel.engine.state import GameState, PlayerState
 
 
 def _states(seed: int) -> list[GameState]:
-    state = new_game(seed)
-    rng = random.Random(seed)
-    out = [state]
-    while not state.is_terminal():
-        state = state.apply(rng.choice(state.legal_moves()))
-        out.append(state)
-    return out
+    return random_game_states(seed)
 
 
 def _fields(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
