@@ -74,7 +74,7 @@ def cmd_random_game(args: argparse.Namespace) -> int:
 
 def cmd_match(args: argparse.Namespace) -> int:
     from duel.match import play_match
-    from duel.narrate import move_line, result_lines
+    from duel.narrate import llm_lines, move_line, result_lines
 
     agents = make_agent(args.p1), make_agent(args.p2)
 
@@ -82,7 +82,10 @@ def cmd_match(args: argparse.Namespace) -> int:
         if record.is_forfeit:
             return  # the result line says who resigned
         line = move_line(record.ply, before, record.move, after)
-        if args.verbose and record.details:
+        llm = record.details.get("llm")
+        if args.verbose and llm:
+            line += "".join(f"\n       {text}" for text in llm_lines(llm))
+        elif args.verbose and record.details:
             line += f"  {json.dumps(record.details)[:200]}"
         print(line, flush=True)
 
@@ -103,9 +106,12 @@ def cmd_match(args: argparse.Namespace) -> int:
         show(record, before, after)
 
     deal: Deal = state.deal
+    from duel.status import match_status
+
     try:
-        result = play_match(agents[0], agents[1], seed=args.seed, deal=deal,
-                            open_box=not args.hidden_box, on_move=on_move)
+        with match_status(agents, quiet=args.quiet):
+            result = play_match(agents[0], agents[1], seed=args.seed, deal=deal,
+                                open_box=not args.hidden_box, on_move=on_move)
     finally:
         if writer is not None:
             writer.close()
@@ -370,6 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--transcript", default=None,
                    help="transcript file (default: transcripts/DATE-CODE.jsonl)")
     p.add_argument("--no-transcript", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no live status line while an LLM seat thinks")
     p.set_defaults(func=cmd_match)
 
     p = sub.add_parser("replay", help="re-play a transcript through the engine and check it")
