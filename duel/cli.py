@@ -132,6 +132,17 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_llm_check(args: argparse.Namespace) -> int:
+    from duel.llmcheck import check, report_text
+
+    result = check(args.spec, args.seed)
+    if args.json:
+        _dump(result)
+    else:
+        print(report_text(result))
+    return 0
+
+
 def cmd_tournament(args: argparse.Namespace) -> int:
     import time
 
@@ -380,6 +391,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no live status line while an LLM seat thinks")
     p.set_defaults(func=cmd_match)
 
+    p = sub.add_parser("llm", help="LLM tools: check a model before spending on a tournament")
+    llm_sub = p.add_subparsers(dest="llm_command", required=True)
+    p = llm_sub.add_parser("check", help="one real call with a real game state: the settings "
+                           "that work, the move, latency, tokens, cost and a whole game's "
+                           "projected cost; exits 2 with the reason if no legal move came back")
+    p.add_argument("spec", help="an llm: agent spec, e.g. llm:openai:gpt-5-mini")
+    p.add_argument("--seed", type=int, default=0, help="the game whose position is asked")
+    p.add_argument("--json", action="store_true", help="the findings as one JSON object")
+    p.set_defaults(func=cmd_llm_check, command_name="llm check")
+
     p = sub.add_parser("replay", help="re-play a transcript through the engine and check it")
     p.add_argument("file")
     p.add_argument("--at", type=int, default=None, help="print the state after this ply")
@@ -503,7 +524,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return func(args)
     except _DuelError as exc:
-        print(f"duel {args.command}: {exc}", file=sys.stderr)
+        print(f"duel {getattr(args, 'command_name', args.command)}: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
