@@ -20,6 +20,7 @@ from duel.engine import GameState, Seat, new_game
 from duel.errors import ProviderError, UsageError
 from duel.match import agent_rng, decide
 from duel.narrate import describe
+from duel.status import live_status, seat_label
 
 # Decisions of one seat in a whole game: the mean per seat over 20 seeded games (seeds 0-19) was
 # 35.8 for rule against rule and 35.6 for random against random (28 to 40); the draft's picks
@@ -29,6 +30,9 @@ DECISIONS_PER_SEAT = 35
 # failed connection (or 429, 5xx) per attempt, whatever the spec's transport_retries.
 CHECK_TRANSPORT_RETRIES = 1
 TRANSPORT = "TRANSPORT"  # the call category of a call that got no reply
+# Settings shown by name (provider and model are in the spec line).
+_SHOWN = ("provider", "model", "mode", "temperature", "token_param", "max_tokens",
+          "reasoning_effort", "thinking", "provider_pin")
 
 
 def position(seed: int) -> GameState:
@@ -52,7 +56,8 @@ def check(spec: str, seed: int = 0) -> dict[str, Any]:
     state = position(seed)
     seat = Seat.of_index(state.current)
     start = time.monotonic()
-    move, details, _ = decide(agent, state, agent_rng(seed, seat))  # LLMConfigError: key, model
+    with live_status([(agent, seat_label(seat.player, agent.spec))]):  # a reasoning model is slow
+        move, details, _ = decide(agent, state, agent_rng(seed, seat))  # LLMConfigError: key...
     wall = time.monotonic() - start
     llm: dict[str, Any] = details.get("llm") or {}
     calls: list[dict[str, Any]] = llm.get("calls") or []
@@ -132,6 +137,8 @@ def settings_text(settings: dict[str, Any]) -> str:
         parts.append(f"thinking budget {settings['thinking']} tokens")
     if settings.get("provider_pin"):
         parts.append(f"provider pinned to {settings['provider_pin']}")
+    # anything else the agent reports (e.g. how the move tool is chosen), as it says it
+    parts += [f"{k} {v}" for k, v in settings.items() if k not in _SHOWN and v is not None]
     return ", ".join(parts)
 
 

@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from functools import partial
 from typing import Any, TextIO
 
@@ -130,23 +130,29 @@ def seat_label(player: int, spec: str) -> str:
 
 
 @contextmanager
-def match_status(agents: Sequence[Any], quiet: bool = False,
-                 stream: TextIO | None = None) -> Iterator[StatusLine | None]:
-    """The status line for a match between `agents` (player 1's first), running for the
-    block; None (and the agents untouched) with `quiet` or when `stream` (default stderr) is
-    not a terminal."""
+def live_status(watched: Sequence[tuple[Any, str]], quiet: bool = False,
+                stream: TextIO | None = None) -> Iterator[StatusLine | None]:
+    """A status line showing each (agent, who) pair's calls, running for the block; None (and
+    the agents untouched) with `quiet` or when `stream` (default stderr) is not a terminal.
+    Agents without the `on_status` hook are left out."""
     stream = stream if stream is not None else sys.stderr
     if quiet or not stream.isatty():
         yield None
         return
     line = StatusLine(stream)
-    watched = [a for a in agents if hasattr(a, "on_status")]
-    for player, agent in enumerate(agents, 1):
-        if agent in watched:
-            line.watch(agent, seat_label(player, agent.spec))
+    hooked = [(agent, who) for agent, who in watched if hasattr(agent, "on_status")]
+    for agent, who in hooked:
+        line.watch(agent, who)
     try:
         with line:
             yield line
     finally:
-        for agent in watched:
+        for agent, _ in hooked:
             agent.on_status = None
+
+
+def match_status(agents: Sequence[Any], quiet: bool = False, stream: TextIO | None = None
+                 ) -> AbstractContextManager[StatusLine | None]:
+    """:func:`live_status` for a match between `agents` (player 1's first)."""
+    return live_status([(a, seat_label(n, a.spec)) for n, a in enumerate(agents, 1)], quiet,
+                       stream)

@@ -221,10 +221,11 @@ def test_the_report_names_the_settings_after_adaptation_and_each_adaptation() ->
         in text
     assert "  tokens:      9000 in (0 cached) / 2000 out (1800 of them reasoning)" in text
     anthropic = {**SETTINGS, "mode": "tool", "token_param": "max_tokens", "max_tokens": 6144,
-                 "reasoning_effort": None, "thinking": 2048, "provider_pin": "anthropic"}
+                 "reasoning_effort": None, "thinking": 2048, "provider_pin": "anthropic",
+                 "tool_choice": "auto"}
     assert report_text({**r, "settings": anthropic}).count(
         "  settings:    mode tool, temperature not sent, max_tokens 6144, thinking budget 2048 "
-        "tokens, provider pinned to anthropic\n") == 1
+        "tokens, provider pinned to anthropic, tool_choice auto\n") == 1
     plain = {**SETTINGS, "temperature": 0.0, "token_param": None, "max_tokens": 1024,
              "reasoning_effort": None}
     assert "  settings:    mode json_schema, temperature 0.0, max_tokens 1024\n" in \
