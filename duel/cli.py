@@ -74,7 +74,7 @@ def cmd_random_game(args: argparse.Namespace) -> int:
 
 def cmd_match(args: argparse.Namespace) -> int:
     from duel.match import play_match
-    from duel.narrate import move_line, result_lines
+    from duel.narrate import llm_lines, move_line, result_lines
 
     agents = make_agent(args.p1), make_agent(args.p2)
 
@@ -82,7 +82,10 @@ def cmd_match(args: argparse.Namespace) -> int:
         if record.is_forfeit:
             return  # the result line says who resigned
         line = move_line(record.ply, before, record.move, after)
-        if args.verbose and record.details:
+        llm = record.details.get("llm")
+        if args.verbose and llm:
+            line += "".join(f"\n       {text}" for text in llm_lines(llm))
+        elif args.verbose and record.details:
             line += f"  {json.dumps(record.details)[:200]}"
         print(line, flush=True)
 
@@ -103,9 +106,12 @@ def cmd_match(args: argparse.Namespace) -> int:
         show(record, before, after)
 
     deal: Deal = state.deal
+    from duel.status import match_status
+
     try:
-        result = play_match(agents[0], agents[1], seed=args.seed, deal=deal,
-                            open_box=not args.hidden_box, on_move=on_move)
+        with match_status(agents, quiet=args.quiet):
+            result = play_match(agents[0], agents[1], seed=args.seed, deal=deal,
+                                open_box=not args.hidden_box, on_move=on_move)
     finally:
         if writer is not None:
             writer.close()
@@ -123,6 +129,17 @@ def cmd_match(args: argparse.Namespace) -> int:
     if writer is not None:
         writer.finish(result.result)
         print(f"Transcript: {writer.path} (duel replay {writer.path})")
+    return 0
+
+
+def cmd_llm_check(args: argparse.Namespace) -> int:
+    from duel.llmcheck import check, report_text
+
+    result = check(args.spec, args.seed)
+    if args.json:
+        _dump(result)
+    else:
+        print(report_text(result))
     return 0
 
 
@@ -370,7 +387,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--transcript", default=None,
                    help="transcript file (default: transcripts/DATE-CODE.jsonl)")
     p.add_argument("--no-transcript", action="store_true")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no live status line while an LLM seat thinks")
     p.set_defaults(func=cmd_match)
+
+    p = sub.add_parser("llm", help="LLM tools: check a model before spending on a tournament")
+    llm_sub = p.add_subparsers(dest="llm_command", required=True)
+    p = llm_sub.add_parser("check", help="one real call with a real game state: the settings "
+                           "that work, the move, latency, tokens, cost and a whole game's "
+                           "projected cost; exits 2 with the reason if no legal move came back")
+    p.add_argument("spec", help="an llm: agent spec, e.g. llm:openai:gpt-5-mini")
+    p.add_argument("--seed", type=int, default=0, help="the game whose position is asked")
+    p.add_argument("--json", action="store_true", help="the findings as one JSON object")
+    p.set_defaults(func=cmd_llm_check, command_name="llm check")
 
     p = sub.add_parser("replay", help="re-play a transcript through the engine and check it")
     p.add_argument("file")
@@ -495,7 +524,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return func(args)
     except _DuelError as exc:
-        print(f"duel {args.command}: {exc}", file=sys.stderr)
+        print(f"duel {getattr(args, 'command_name', args.command)}: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

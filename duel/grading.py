@@ -20,6 +20,7 @@ from duel.errors import SpecError, TranscriptError
 from duel.match import play_match
 from duel.prompts import get_variant
 from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
+from duel.totals import combine
 from duel.transcripts import TranscriptWriter, read, verified_result
 
 NULL_VARIANT = "null"
@@ -154,27 +155,17 @@ def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[st
         n = len(games)
         wins = sum(g.points for g in games)
         lo, hi = wilson(wins, n)
-        tot = [g.totals for g in games if g.totals]
-        moves = sum(t["moves"] for t in tot)
-        calls = sum(t["calls"] for t in tot)
-
-        def wavg(key: str, tot: list[dict[str, Any]] = tot, moves: int = moves) -> float:
-            return sum(t[key] * t["moves"] for t in tot) / moves if moves else 0.0
-
-        costs = [t["cost_usd"] for t in tot]
+        t = combine(g.totals for g in games)
         row: dict[str, Any] = {
             "variant": variant, "games": n,
             "hash": ",".join(sorted({g.prompt_hash or "?" for g in games})),  # as played
+            "reasoning": t["reasoning"],
             "win_rate": wins / n, "win_ci_low": lo, "win_ci_high": hi,
             "mean_margin": mean([float(g.margin) for g in games]),
-            "first_try_legal": wavg("first_try_legal"),
-            "legal_after_retries": wavg("legal_after_retries"),
-            "mean_attempts": wavg("mean_attempts"),
-            "fallbacks": sum(t["fallbacks"] for t in tot),
-            "input_tokens": sum(t["input_tokens"] for t in tot),
-            "output_tokens": sum(t["output_tokens"] for t in tot),
-            "cost_usd": None if any(c is None for c in costs) else round(sum(costs), 6),
-            "latency_per_call_s": (sum(t["latency_s"] for t in tot) / calls) if calls else 0.0,
+            **{k: t[k] for k in ("first_try_legal", "legal_after_retries", "mean_attempts",
+                                 "fallbacks", "input_tokens", "output_tokens",
+                                 "reasoning_tokens", "cost_usd")},
+            "latency_per_call_s": t["latency_s"] / t["calls"] if t["calls"] else 0.0,
         }
         mine = _per_deal(games)
         shared = sorted(set(mine) & set(base_by_deal))
@@ -197,17 +188,17 @@ def _per_deal(games: list[GameOutcome]) -> dict[int, float]:
     return {d: mean(v) for d, v in acc.items()}
 
 
-COLUMNS = ["variant", "hash", "games", "win_rate", "win_ci_low", "win_ci_high", "mean_margin",
-           "first_try_legal", "legal_after_retries", "mean_attempts", "fallbacks",
-           "input_tokens", "output_tokens", "cost_usd", "latency_per_call_s", "paired_deals",
-           "diff_vs_baseline", "diff_ci_low", "diff_ci_high", "p_value"]
+COLUMNS = ["variant", "hash", "reasoning", "games", "win_rate", "win_ci_low", "win_ci_high",
+           "mean_margin", "first_try_legal", "legal_after_retries", "mean_attempts", "fallbacks",
+           "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_per_call_s",
+           "paired_deals", "diff_vs_baseline", "diff_ci_low", "diff_ci_high", "p_value"]
 
 
 def markdown(table: list[dict[str, Any]]) -> str:
     head = ("| variant | games | win rate (95% CI) | margin | first-try legal | legal after "
-            "retries | attempts/move | fallbacks | tokens in/out | cost | s/call | vs baseline "
-            "(95% CI) | p |")
-    lines = [head, "|" + "---|" * 13]
+            "retries | attempts/move | fallbacks | tokens in/out | reasoning (tokens) | cost | "
+            "s/call | vs baseline (95% CI) | p |")
+    lines = [head, "|" + "---|" * 14]
     for r in table:
         cost = "unknown" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}"
         if r["paired_deals"] == 0:  # no deal in common with the baseline: nothing to compare
@@ -219,14 +210,17 @@ def markdown(table: list[dict[str, Any]]) -> str:
             f"| {r['variant']} | {r['games']} | {r['win_rate']:.1%} ({r['win_ci_low']:.1%}-"
             f"{r['win_ci_high']:.1%}) | {r['mean_margin']:+.1f} | {r['first_try_legal']:.1%} | "
             f"{r['legal_after_retries']:.1%} | {r['mean_attempts']:.2f} | {r['fallbacks']} | "
-            f"{r['input_tokens']}/{r['output_tokens']} | {cost} | "
+            f"{r['input_tokens']}/{r['output_tokens']} | {r['reasoning']} "
+            f"({r['reasoning_tokens']}) | {cost} | "
             f"{r['latency_per_call_s']:.2f} | {vs}")
     lines += ["", "Win rate: points per game for the LLM (a shared victory counts half), "
               "Wilson 95% CI. Legality and attempts are per LLM move; s/call is the mean "
-              "latency of a call. vs baseline: the mean difference in points per deal (both "
-              "seats averaged) over the deals both played, with a paired bootstrap 95% CI and a "
-              "two-sided sign-flip permutation p-value. The null variant is the baseline under "
-              "another name: its difference shows the noise floor."]
+              "latency of a call. Reasoning: the setting the games were played with "
+              "(reasoning_effort, thinking, or the provider's default) and the reasoning tokens "
+              "spent, which are part of the output tokens. vs baseline: the mean difference in "
+              "points per deal (both seats averaged) over the deals both played, with a paired "
+              "bootstrap 95% CI and a two-sided sign-flip permutation p-value. The null variant "
+              "is the baseline under another name: its difference shows the noise floor."]
     return "\n".join(lines) + "\n"
 
 

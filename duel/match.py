@@ -10,7 +10,17 @@ from typing import Any
 
 from duel.agents.base import Agent, Decision
 from duel.agents.spec import make_agent
-from duel.engine import Deal, GameState, IllegalMoveError, Move, Perspective, Result, Seat, new_game
+from duel.engine import (
+    SEATS,
+    Deal,
+    GameState,
+    IllegalMoveError,
+    Move,
+    Perspective,
+    Result,
+    Seat,
+    new_game,
+)
 from duel.records import GameSummary, MoveRecord
 
 
@@ -29,9 +39,13 @@ class MatchResult:
         return self.result.forfeit
 
     def summary(self) -> GameSummary:
-        """The tournament's per-game record."""
+        """The tournament's per-game record (with the LLM seats' totals, if there are any)."""
+        from duel.agents.llm.accounting import llm_totals
+
+        totals = {str(s.player): llm_totals(r.details for r in self.records if r.seat is s)
+                  for s in SEATS}
         return GameSummary(self.seed, self.specs, self.result, len(self.records),
-                           round(self.seconds, 3))
+                           round(self.seconds, 3), totals if any(totals.values()) else None)
 
 
 def agent_rng(seed: int, seat: Seat) -> random.Random:

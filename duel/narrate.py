@@ -8,10 +8,13 @@ A move line reads, e.g.::
 with the price paid (trading included), chains, play-again turns and military tokens that cost
 coins; then the coins of both players after the move, the military track (who the pawn favours
 and by how many steps) and how many progress tokens each player holds (a token taken is named in
-its own line).
+its own line). Under an LLM move, `duel match -v` adds the lines of :func:`llm_lines`: its calls,
+their tokens and the start of each call's thinking.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from duel.engine import CARDS, GameState, Move
 from duel.engine.data import CHAIN_FROM
@@ -20,6 +23,7 @@ from duel.engine.steps import CHOOSE_START, LOOT2_P1, LOOT2_P2, LOOT5_P1, LOOT5_
 from duel.engine.view import previous_move_text
 
 _LOOT = ((LOOT2_P1, 1, 2), (LOOT5_P1, 1, 5), (LOOT2_P2, 2, 2), (LOOT5_P2, 2, 5))
+THINKING_CHARS = 400  # of a call's thinking shown under a move: enough to see where it went
 
 
 def describe(after: GameState) -> str:
@@ -85,4 +89,36 @@ def result_lines(state: GameState) -> list[str]:
     s1, s2 = state.score(0), state.score(1)
     for k in keys:
         lines.append(f"  {k:{width}} {s1[k]:3d} {s2[k]:3d}")
+    return lines
+
+
+def clip(text: str, limit: int = THINKING_CHARS) -> str:
+    """`text` on one line (runs of white space made one space), cut at `limit` characters with
+    "..." after."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit].rstrip() + "..."
+
+
+def llm_lines(llm: dict[str, Any]) -> list[str]:
+    """An LLM move's account for `duel match -v`: the outcome, each adaptation of the model's
+    parameters, then per call its category, tokens (reasoning ones too), latency, error, and
+    the start of the thinking it returned."""
+    if llm.get("fallback"):
+        outcome = f"no legal move: fallback {llm['fallback']}"
+    else:
+        outcome = f"legal at attempt {llm.get('legal_at_attempt')}"
+    lines = [f"LLM: {outcome}"]
+    for a in llm.get("adaptations") or []:
+        lines.append(f"adapted {a.get('parameter')}: {a.get('change')} ({a.get('reason')})")
+    for c in llm.get("calls") or []:
+        reasoning = c.get("reasoning_tokens") or 0
+        text = (f"attempt {c.get('attempt')}: {c.get('category')}, {c.get('input_tokens', 0)} "
+                f"in / {c.get('output_tokens', 0)} out"
+                + (f" ({reasoning} reasoning)" if reasoning else "")
+                + f", {float(c.get('latency_s') or 0):.1f} s")
+        if c.get("error"):
+            text += f": {c['error']}"
+        lines.append(text)
+        if c.get("thinking"):
+            lines.append(f"  thinking: {clip(str(c['thinking']))}")
     return lines

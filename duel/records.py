@@ -15,6 +15,7 @@ from typing import Any
 
 from duel.engine import GameState, Move, Perspective, Result, Seat
 from duel.errors import DuelError, InvalidStateError
+from duel.totals import checked_totals
 
 
 def view_hash(view: dict[str, Any]) -> str:
@@ -79,18 +80,24 @@ class GameSummary:
     result: Result
     moves: int
     seconds: float
+    totals: dict[str, Any] | None = None  # each seat's LLM totals by player ("1", "2"), if any
 
     def points(self, seat: Seat) -> float:
         return self.result.points(seat)
 
     def to_json(self) -> dict[str, Any]:
         """``{"seed", "player1", "player2", "winner", "victory", "scores": [total1, total2],
-        "moves", "seconds"}``: the tournament file's line."""
+        "moves", "seconds"}``: the tournament file's line; games with an LLM seat add
+        ``"totals"``, each seat's LLM totals as the transcript's result line has them."""
         r = self.result
-        return {"seed": self.seed, "player1": self.specs[0], "player2": self.specs[1],
-                "winner": r.winner_label, "victory": r.victory,
-                "scores": [r.total(Seat.P1), r.total(Seat.P2)],
-                "moves": self.moves, "seconds": self.seconds}
+        line: dict[str, Any] = {
+            "seed": self.seed, "player1": self.specs[0], "player2": self.specs[1],
+            "winner": r.winner_label, "victory": r.victory,
+            "scores": [r.total(Seat.P1), r.total(Seat.P2)],
+            "moves": self.moves, "seconds": self.seconds}
+        if self.totals:
+            line["totals"] = self.totals
+        return line
 
     @staticmethod
     def from_json(obj: Any) -> GameSummary:
@@ -118,7 +125,8 @@ class GameSummary:
         if type(moves) is not int or not isinstance(seconds, int | float) \
                 or not (seed is None or type(seed) is int):
             raise InvalidStateError("game record fields seed, moves and seconds must be numbers")
-        return GameSummary(seed, specs, result, moves, float(seconds))
+        return GameSummary(seed, specs, result, moves, float(seconds),
+                           checked_totals(obj.get("totals")))
 
 
 def read_games(path: Path) -> list[GameSummary]:

@@ -16,6 +16,7 @@ from duel.engine import Seat
 from duel.match import play_match
 from duel.records import GameSummary, read_games
 from duel.stats import wilson
+from duel.totals import combine, summary_line
 
 
 def _play(task: tuple[int, str, str]) -> GameSummary:
@@ -86,6 +87,11 @@ class Standings:
             if kinds:
                 label = "shared" if who == "draw" else f"{who} won by"
                 lines.append(f"  {label}: " + ", ".join(f"{k} {v}" for k, v in kinds.items()))
+        for name, a_side in ((a_name, True), (b_name, False)):  # LLM sides: cost, reasoning
+            per_game = [g.totals.get(str((seat if a_side else seat.other).player))
+                        for g, seat in pairs if g.totals]
+            if any(per_game):
+                lines.append(summary_line(name, combine(per_game)))
         rate = moves / seconds if seconds else 0.0
         lines.append(f"  {moves} moves, {rate:.1f} moves/s per game process"
                      + (f", wall {wall:.1f} s" if wall is not None else ""))

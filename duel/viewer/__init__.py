@@ -44,10 +44,18 @@ def render(t: Transcript, title: str = "duel game") -> str:
         "colors": {c.name: COLOR_NAMES[c.color].lower() for c in CARDS},
     }
     page = resources.files(__package__).joinpath("viewer.html").read_text()
-    payload = json.dumps(data).replace("</", "<\\/")  # safe inside <script>
-    return page.replace("/*__GAME_DATA__*/null", payload).replace("__TITLE__", _escape(title))
+    payload = _script_safe(json.dumps(data))
+    # The title first: a model's text in the payload may say "__TITLE__" too.
+    return page.replace("__TITLE__", _escape(title)).replace("/*__GAME_DATA__*/null", payload)
 
 
 def _escape(text: str) -> str:
     return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;"))
+
+
+def _script_safe(payload: str) -> str:
+    """JSON that cannot end its <script> element or open another: whatever a model wrote (its
+    thinking, its replies), no "<", ">" or "&" is left outside a JavaScript string escape. JSON
+    has these characters only inside strings, where the escapes mean the same characters."""
+    return payload.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
