@@ -1,7 +1,8 @@
 """Money for ``--budget-usd``: what a game cost, and whether the next game may start.
 
 A game's cost is the sum of ``cost_usd`` over every LLM call recorded in it, both seats (the
-same records the transcripts' totals are checked against). A call of a model without a price
+same records the transcripts' totals are checked against; a tournament line's per-seat totals
+sum them). A call of a model without a price
 has ``cost_usd`` null: then the game's cost is unknown and no budget can be kept, so a run with
 ``--budget-usd`` refuses, naming the model, (a) at the start when an LLM seat's model has no
 price in the table (``DUEL_PRICES`` can add one), (b) at the start when games of earlier runs
@@ -32,7 +33,9 @@ from typing import Any
 from duel.agents.llm.accounting import llm_totals
 from duel.agents.llm.prices import cost
 from duel.errors import UsageError
+from duel.records import GameSummary
 from duel.schedule import Gate
+from duel.totals import combine
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,18 @@ class GameCost:
                   for call in (d.get("llm") or {}).get("calls", [])
                   if call.get("cost_usd") is None}
         return GameCost(None, tuple(sorted(models)))
+
+    @staticmethod
+    def of_game(game: GameSummary) -> GameCost:
+        """The cost of a tournament game from its seats' LLM totals. A line has no model names:
+        an unknown cost names the LLM specs; an LLM game recorded without totals (by a duel
+        older than them) has an unknown cost."""
+        llm = tuple(filter(is_llm, game.specs))
+        if not llm:
+            return GameCost(0.0)
+        per_seat = [t for t in (game.totals or {}).values() if t]
+        usd = combine(per_seat)["cost_usd"] if per_seat else None
+        return GameCost(usd) if usd is not None else GameCost(None, llm)
 
 
 def is_llm(spec: str) -> bool:
