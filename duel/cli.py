@@ -150,7 +150,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=args.jobs, out=args.out,
-                    progress=not args.no_progress)
+                    progress=not args.no_progress, budget_usd=args.budget_usd)
     print(standings.report(wall=time.perf_counter() - start))
     return 0
 
@@ -195,11 +195,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     from duel import grading
+    from duel.sequential import LOOK_EVERY
 
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
-    grading.run(variants, args.model, args.opponent, args.deals, args.out, seed=args.seed,
-                jobs=args.jobs, progress=not args.no_progress)
-    md, paths = grading.report(args.out)
+    if args.look_every is not None and not args.until_decided:
+        raise UsageError("--look-every applies only with --until-decided")
+    outcome = grading.run(variants, args.model, args.opponent, args.deals, args.out,
+                          seed=args.seed, jobs=args.jobs, progress=not args.no_progress,
+                          budget_usd=args.budget_usd, until_decided=args.until_decided,
+                          look_every=args.look_every or LOOK_EVERY)
+    md, paths = grading.report(args.out, outcome)
     print(md)
     print("Written: " + ", ".join(str(p) for p in paths))
     return 0
@@ -416,6 +421,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="folder for games.jsonl (resumable)")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--budget-usd", type=float, default=None, metavar="X",
+                   help="start no game that would take the LLM money spent (earlier runs in "
+                   "--out included) past X dollars; run again with more to resume")
     p.set_defaults(func=cmd_tournament)
 
     p = sub.add_parser("view", help="show a transcript in the browser")
@@ -435,6 +443,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="first deal's seed")
     p.add_argument("--jobs", type=int, default=4, help="games played at once")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--budget-usd", type=float, default=None, metavar="X",
+                   help="start no game that would take the LLM money spent (earlier runs in "
+                   "--out included) past X dollars; run again with more to resume")
+    p.add_argument("--until-decided", action="store_true",
+                   help="stop once a group-sequential test has decided every variant against "
+                   "the baseline (--deals is the maximum); the report says where and why")
+    p.add_argument("--look-every", type=int, default=None, metavar="K",
+                   help="with --until-decided: deals between looks (default 10)")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("ratings", help="Bradley-Terry ratings over transcript folders")

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,16 +16,20 @@ from typing import Any
 from tqdm import tqdm
 
 from duel.agents.spec import make_agent
+from duel.budget import Budget, GameCost
 from duel.engine import Seat, new_game
-from duel.errors import SpecError, TranscriptError
+from duel.errors import SpecError, TranscriptError, UsageError
 from duel.match import play_match
 from duel.prompts import get_variant
+from duel.schedule import Gate, run_gated
+from duel.sequential import DIFFERENT, LOOK_EVERY, Design, Verdict, decide
 from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
 from duel.totals import combine
-from duel.transcripts import TranscriptWriter, read, verified_result
+from duel.transcripts import Transcript, TranscriptWriter, read, verified_result
 
 NULL_VARIANT = "null"
 BASELINE = "baseline"
+DESIGN_FILE = "sequential.json"  # the --until-decided design of a grading folder
 
 
 def variant_spec(model: str, variant: str) -> str:
@@ -41,17 +46,22 @@ def game_path(out: Path, variant: str, seed: int, seat: int) -> Path:
 
 
 def _finished(path: Path, model: str, variant: str, opponent: str, seat: int) -> bool:
-    """Whether `path` holds a finished game of this very grading run (the same model spec,
-    opponent spec and prompt text). A partial or unreadable file is played again; a finished
+    """Whether `path` holds a finished game of this very grading run (see :func:`_kept`)."""
+    return _kept(path, model, variant, opponent, seat) is not None
+
+
+def _kept(path: Path, model: str, variant: str, opponent: str, seat: int) -> Transcript | None:
+    """The finished game of this very grading run (the same model spec, opponent spec and
+    prompt text) at `path`, or None. A partial or unreadable file is played again; a finished
     game of another run is refused, so that a report never mixes two runs' games."""
     if not path.exists():
-        return False
+        return None
     try:
         t = read(path)
     except TranscriptError:
-        return False
+        return None
     if t.footer is None:
-        return False
+        return None
     llm_spec = variant_spec(model, variant).strip()
     expected = (llm_spec, opponent.strip()) if seat == 1 else (opponent.strip(), llm_spec)
     players = t.header.get("players", {})
@@ -64,7 +74,7 @@ def _finished(path: Path, model: str, variant: str, opponent: str, seat: int) ->
     if prompt.get("hash") != now:
         raise SpecError(f"{path} was played with prompt variant {variant} of hash "
                         f"{prompt.get('hash')}, which is now {now}: grade into another --out")
-    return True
+    return t
 
 
 def play_one(model: str, variant: str, opponent: str, seed: int, seat: int, out: Path) -> Path:
@@ -85,31 +95,165 @@ def play_one(model: str, variant: str, opponent: str, seed: int, seat: int, out:
     return path
 
 
+@dataclass(frozen=True)
+class Plan:
+    """The --until-decided plan of a grading folder: the design, the first deal, the variants."""
+
+    design: Design
+    seed: int
+    names: list[str]
+
+
+@dataclass
+class RunOutcome:
+    """How a grading run ended: lines for the user and the report (the money), and the
+    sequential plan when it ran --until-decided."""
+
+    notes: list[str]
+    plan: Plan | None = None
+
+
 def run(variants: list[str], model: str, opponent: str, deals: int, out: str, seed: int = 0,
-        jobs: int = 4, progress: bool = True) -> None:
+        jobs: int = 4, progress: bool = True, budget_usd: float | None = None,
+        until_decided: bool = False, look_every: int = LOOK_EVERY) -> RunOutcome:
+    """Play every variant's games (deal by deal, in seed order), keeping those already in
+    `out`. `budget_usd`: start no game that would take the money spent past it (duel.budget).
+    `until_decided`: `deals` is the maximum; start no more games of a variant once its sequential
+    test against the baseline has decided, none at all once every variant's has (see
+    duel.sequential)."""
     # Every variant is compared with the baseline, and the null variant (the baseline under
     # another name) shows the noise floor: both are always played.
     names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
+    agents = []
     for name in names:
         get_variant(name)
-        make_agent(variant_spec(model, name))
-    make_agent(opponent)
+        agents.append(make_agent(variant_spec(model, name)))
+    agents.append(make_agent(opponent))
     folder = Path(out)
+    budget = Budget(budget_usd, str(folder))
+    budget.check_agents(agents)
+    plan = _plan(folder, names, deals, look_every, seed) if until_decided else None
     tasks = [(v, seed + d, seat) for d in range(deals) for v in names for seat in (1, 2)]
-    bar = tqdm(total=len(tasks), disable=not progress, unit="game")
+    points: dict[tuple[str, int, int], float] = {}  # the LLM's, by game (for the tests)
+    todo = []
+    for task in tasks:
+        v, s, seat = task
+        path = game_path(folder, v, s, seat)
+        t = _kept(path, model, v, opponent, seat)
+        if t is None:
+            todo.append(task)
+            continue
+        budget.add_earlier(v, GameCost.of_moves(m.get("details", {}) for m in t.moves))
+        if plan is not None:
+            points[task] = _outcome(path, t).points
+    tests = _Tests(plan, points)
+    finished = len(tasks) - len(todo)
+    bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), disable=not progress,
+               unit="game")
+    bar.set_postfix_str(budget.money())
+
+    def gate(task: tuple[str, int, int]) -> Gate:
+        verdict = tests.gate(task[0])
+        return budget.gate(task[0]) if verdict is Gate.START else verdict
+
+    def done(task: tuple[str, int, int], path: Path) -> None:
+        nonlocal finished
+        finished += 1
+        t = read(path)
+        budget.finished(task[0], GameCost.of_moves(m.get("details", {}) for m in t.moves))
+        if plan is not None:
+            tests.add(task, _outcome(path, t).points)
+        bar.update(1)
+        bar.set_postfix_str(budget.money())
+
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = [pool.submit(play_one, model, v, opponent, s, seat, folder)
-                   for v, s, seat in tasks]
-        try:
-            for f in as_completed(futures):
-                f.result()
-                bar.update(1)
-        except BaseException:
-            for f in futures:  # stop at the first failure (or Ctrl-C): the rest is resumable
-                f.cancel()
-            raise
+        def submit(task: tuple[str, int, int]) -> Future[Path]:
+            budget.started(task[0])
+            v, s, seat = task
+            return pool.submit(play_one, model, v, opponent, s, seat, folder)
+
+        try:  # at the first failure (or Ctrl-C) the games in flight finish; the rest resumes
+            run_gated(todo, submit, jobs, gate, done)
         finally:
             bar.close()
+    notes = [line for line in (budget.summary(finished, len(tasks)),) if line]
+    return RunOutcome(notes, plan)
+
+
+class _Tests:
+    """The sequential tests during a run: which variants still need games."""
+
+    def __init__(self, plan: Plan | None, points: dict[tuple[str, int, int], float]) -> None:
+        self.plan = plan
+        self.points = points
+        self.verdicts: dict[str, Verdict] = {}
+        self._update()
+
+    def add(self, task: tuple[str, int, int], points: float) -> None:
+        self.points[task] = points
+        self._update()
+
+    def _update(self) -> None:
+        if self.plan is not None:
+            self.verdicts = verdicts(self.plan, self.points)
+
+    def gate(self, variant: str) -> Gate:
+        if self.plan is None:
+            return Gate.START
+        if all(self.verdicts[h].decided for h in holders(self.plan.names)):
+            return Gate.STOP
+        if variant != BASELINE and self.verdicts[variant].decided:
+            return Gate.SKIP
+        return Gate.START
+
+
+def holders(names: list[str]) -> list[str]:
+    """The variants whose undecided test keeps an --until-decided run going: every variant
+    but the baseline and the null one, or the null one when there is no other."""
+    real = [n for n in names if n not in (BASELINE, NULL_VARIANT)]
+    return real or [NULL_VARIANT]
+
+
+def paired_diffs(points: dict[tuple[str, int, int], float], variant: str, seed: int,
+                 deals: int) -> list[float]:
+    """The per-deal differences in points (variant minus baseline, each the mean over both
+    seats) for the deals seed, seed+1, ... while all four games of each have finished."""
+    diffs = []
+    for s in range(seed, seed + deals):
+        games = [points.get((v, s, seat)) for v in (variant, BASELINE) for seat in (1, 2)]
+        if any(g is None for g in games):
+            break
+        a, b, c, d = (float(g or 0.0) for g in games)
+        diffs.append((a + b) / 2 - (c + d) / 2)
+    return diffs
+
+
+def verdicts(plan: Plan, points: dict[tuple[str, int, int], float]) -> dict[str, Verdict]:
+    """Each variant's sequential test over the finished games (`points` by variant, deal and
+    seat)."""
+    return {v: decide(plan.design, paired_diffs(points, v, plan.seed, plan.design.max_deals))
+            for v in plan.names if v != BASELINE}
+
+
+def _plan(folder: Path, names: list[str], deals: int, look_every: int, seed: int) -> Plan:
+    """The sequential plan of this folder: written by its first --until-decided run, and the
+    same for every later one (another design would spend alpha twice)."""
+    design = Design(deals, look_every, comparisons=len(holders(names)))
+    record = {**design.to_json(), "seed": seed, "variants": names}
+    path = folder / DESIGN_FILE
+    if path.exists():
+        try:
+            before = json.loads(path.read_text())
+        except ValueError:
+            before = None
+        if before != record:
+            raise UsageError(f"{path} records another --until-decided design ({before}); this "
+                             f"run's is {record}: use the same --variants, --deals, --seed and "
+                             "--look-every, or grade into another --out")
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record) + "\n")
+    return Plan(design, seed, names)
 
 
 @dataclass
@@ -132,17 +276,24 @@ def outcomes(out: str) -> list[GameOutcome]:
             continue  # unreadable: played again by the next run
         if t.footer is None:
             continue
-        variant = path.parent.name
-        seat = Seat.of_player(int(path.stem.split("seat")[1]))
-        try:  # a finished game counts only once the engine reproduces every recorded fact
-            result = verified_result(t)
-        except TranscriptError as exc:
-            raise TranscriptError(f"{path}: {exc}") from None
-        prompt = t.header["players"][str(seat.player)].get("prompt") or {}
-        rows.append(GameOutcome(variant, int(t.header["seed"]), seat.player,
-                                result.points(seat), result.total(seat) - result.total(seat.other),
-                                t.footer["totals"].get(str(seat.player)), prompt.get("hash")))
+        rows.append(_outcome(path, t))
     return rows
+
+
+def _outcome(path: Path, t: Transcript) -> GameOutcome:
+    """A finished game of the grading folder; it counts only once the engine reproduces every
+    recorded fact."""
+    variant = path.parent.name
+    seat = Seat.of_player(int(path.stem.split("seat")[1]))
+    try:
+        result = verified_result(t)
+    except TranscriptError as exc:
+        raise TranscriptError(f"{path}: {exc}") from None
+    assert t.footer is not None
+    prompt = t.header["players"][str(seat.player)].get("prompt") or {}
+    return GameOutcome(variant, int(t.header["seed"]), seat.player, result.points(seat),
+                       result.total(seat) - result.total(seat.other),
+                       t.footer["totals"].get(str(seat.player)), prompt.get("hash"))
 
 
 def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[str, Any]]:
@@ -293,10 +444,55 @@ def plots(table: list[dict[str, Any]], out: Path) -> list[Path]:
             chart("legality.png", legality)]
 
 
-def report(out: str) -> tuple[str, list[Path]]:
+def sequential_section(plan: Plan, rows: list[GameOutcome]) -> str:
+    """The report's account of the stopping rule: the design, where and why the run stopped,
+    and each variant's deciding look, statistic and boundary."""
+    found = verdicts(plan, {(r.variant, r.seed, r.seat): r.points for r in rows})
+    open_ = [h for h in holders(plan.names) if not found[h].decided]
+    if not open_:
+        last = max((found[h] for h in holders(plan.names)), key=lambda v: len(v.looks))
+        stop = (f"The run stopped at look {len(last.looks)} ({last.looks[-1].deals} deals): "
+                "every variant's comparison with the baseline is decided. Games that were "
+                "already in flight were finished; they are in the table above but not in the "
+                "test.")
+    else:
+        stop = (f"Undecided: {', '.join(open_)}. The run ended before the test did (a budget, "
+                "an interruption or a failed game); run it again to go on.")
+    lines = ["", "## Stopping rule (--until-decided)", "",
+             f"Design: {plan.design.describe()}. At a look with n complete deals (all four games "
+             "of each, from the first deal on), z is the sum of the n paired differences over "
+             "the square root of the sum of their squares.", "", stop, "",
+             "| variant | decision | where | z | boundary | mean difference | z at each look |",
+             "|" + "---|" * 7]
+    for v, verdict in found.items():
+        looks = verdict.looks
+        where = f"look {len(looks)}, {looks[-1].deals} deals" if looks else "no look yet"
+        z = f"{looks[-1].z:+.3f}" if looks else "—"
+        bound = f"{looks[-1].boundary:.3f}" if looks else "—"
+        decision = verdict.decision
+        if decision == DIFFERENT:
+            decision += " (better)" if looks[-1].z > 0 else " (worse)"
+        lines.append(f"| {v} | {decision} | {where} | {z} | {bound} | {verdict.mean_diff:+.3f} "
+                     f"| {', '.join(f'{x.z:+.2f}' for x in looks) or '—'} |")
+    lines += ["", "A variant is different from the baseline at the first look where |z| reaches "
+              "the boundary; at the maximum number of deals without that, no difference is "
+              "shown. The null variant is tested at the same per-variant alpha: it is wrongly "
+              "declared different in that share of runs, and never keeps a run going."]
+    return "\n".join(lines) + "\n"
+
+
+def report(out: str, outcome: RunOutcome | None = None) -> tuple[str, list[Path]]:
+    """Write report.md, report.csv and the plots of the grading folder `out`; with the
+    `outcome` of a run, its notes (the money) and its stopping rule's account too."""
     folder = Path(out)
-    table = summarise(outcomes(out))
+    folder.mkdir(parents=True, exist_ok=True)  # a run stopped before its first game has none
+    rows = outcomes(out)
+    table = summarise(rows)
     md = markdown(table)
+    if outcome is not None and outcome.plan is not None:
+        md += sequential_section(outcome.plan, rows)
+    if outcome is not None and outcome.notes:
+        md += "\n" + "\n".join(outcome.notes) + "\n"
     (folder / "report.md").write_text(md)
     (folder / "report.csv").write_text(to_csv(table))
     return md, [folder / "report.md", folder / "report.csv", *plots(table, folder)]

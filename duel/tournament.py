@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
 from duel.agents.spec import make_agent
+from duel.budget import Budget, GameCost, is_llm
 from duel.engine import Seat
 from duel.match import play_match
 from duel.records import GameSummary, read_games
+from duel.schedule import Gate, now, run_gated
 from duel.stats import wilson
 from duel.totals import combine, summary_line
+
+PAIRING = "pairing"  # the budget's one group: every game of a tournament costs alike
 
 
 def _play(task: tuple[int, str, str]) -> GameSummary:
@@ -42,6 +46,7 @@ class Standings:
     games: list[GameSummary] = field(default_factory=list)
     # A's seat in each game: needed when A and B have the same spec (a self-play tournament).
     seats: list[Seat] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # lines about the run (its money)
 
     def add(self, game: GameSummary, a_seat: Seat | None = None) -> None:
         if a_seat is None:
@@ -56,7 +61,7 @@ class Standings:
     def report(self, wall: float | None = None) -> str:
         n = len(self.games)
         if n == 0:
-            return "no games"
+            return "\n".join(["no games", *self.notes])
         wins, draws, losses = self.counts()
         lo, hi = wilson(wins, n)
         slo, shi = wilson(wins + 0.5 * draws, n)
@@ -95,16 +100,20 @@ class Standings:
         rate = moves / seconds if seconds else 0.0
         lines.append(f"  {moves} moves, {rate:.1f} moves/s per game process"
                      + (f", wall {wall:.1f} s" if wall is not None else ""))
-        return "\n".join(lines)
+        return "\n".join([*lines, *self.notes])
 
 
 def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | None = None,
-        progress: bool = True) -> Standings:
-    """Play (or resume) a tournament; games already recorded in `out` are not replayed."""
+        progress: bool = True, budget_usd: float | None = None) -> Standings:
+    """Play (or resume) a tournament; games already recorded in `out` are not replayed.
+    `budget_usd`: start no game that would take the LLM money spent past it (duel.budget); the
+    games recorded in `out` count."""
     # Fail fast on a bad spec, before any process starts; and use the specs as the games record
     # them (stripped), so that seats are told apart and a resumed run finds its games.
-    a = make_agent(a).spec
-    b = make_agent(b).spec
+    agents = make_agent(a), make_agent(b)
+    a, b = agents[0].spec, agents[1].spec
+    budget = Budget(budget_usd, out or "")
+    budget.check_agents(agents)
     tasks = schedule(a, b, games, seed)
     seats = {i: Seat.P1 if i % 2 == 0 else Seat.P2 for i in range(len(tasks))}  # A's, task i
     standings = Standings(a, b)
@@ -121,24 +130,50 @@ def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | Non
         for i, t in enumerate(tasks):
             # By count, not presence: with A == B both games of a deal have the same key.
             if done.get(t):
-                standings.add(done[t].pop(0), seats[i])
+                g = done[t].pop(0)
+                standings.add(g, seats[i])
+                budget.add_earlier(PAIRING, GameCost.of_game(g))
             else:
                 todo.append(i)
         _end_partial_line(path)
         sink = path.open("a")
+    show_money = budget_usd is not None or is_llm(a) or is_llm(b)
     bar = tqdm(total=len(tasks), initial=len(standings.games), disable=not progress,
                unit="game")
+    if show_money:
+        bar.set_postfix_str(budget.money())
+
+    def finished(i: int, game: GameSummary) -> None:
+        standings.add(game, seats[i])
+        if sink is not None:
+            sink.write(json.dumps(game.to_json()) + "\n")
+            sink.flush()
+        bar.update(1)
+        # an unknown cost under a budget stops the run here
+        budget.finished(PAIRING, GameCost.of_game(game))
+        if show_money:
+            bar.set_postfix_str(budget.money())
+
+    def gate(i: int) -> Gate:
+        return budget.gate(PAIRING)
+
+    pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
+
+    def submit(i: int) -> Future[Any]:
+        budget.started(PAIRING)
+        return pool.submit(_play, tasks[i]) if pool is not None else now(_play, tasks[i])
+
     try:
-        for i, game in _results([tasks[i] for i in todo], jobs):
-            standings.add(game, seats[todo[i]])
-            if sink is not None:
-                sink.write(json.dumps(game.to_json()) + "\n")
-                sink.flush()
-            bar.update(1)
+        run_gated(todo, submit, jobs, gate, finished)
     finally:
         bar.close()
         if sink is not None:
             sink.close()
+        if pool is not None:
+            # On an interrupt or an error, do not wait for the games not yet started.
+            pool.shutdown(wait=True, cancel_futures=True)
+    standings.notes = [line for line in (budget.summary(len(standings.games), len(tasks)),)
+                       if line]
     return standings
 
 
@@ -152,20 +187,3 @@ def _end_partial_line(path: Path) -> None:
         if last != b"\n":
             with path.open("a") as f:
                 f.write("\n")
-
-
-def _results(tasks: list[tuple[int, str, str]], jobs: int
-             ) -> Iterator[tuple[int, GameSummary]]:
-    """(task index, game record), in the order games finish."""
-    if jobs <= 1:
-        for i, t in enumerate(tasks):
-            yield i, _play(t)
-        return
-    pool = ProcessPoolExecutor(max_workers=jobs)
-    try:
-        futures = {pool.submit(_play, t): i for i, t in enumerate(tasks)}
-        for f in as_completed(futures):
-            yield futures[f], f.result()
-    finally:
-        # On an interrupt or an error, do not wait for the games not yet started.
-        pool.shutdown(wait=True, cancel_futures=True)
