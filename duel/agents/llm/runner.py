@@ -7,6 +7,7 @@ per-provider concurrency caps live on one long-lived loop, so many games can sha
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -16,6 +17,18 @@ T = TypeVar("T")
 _loop: asyncio.AbstractEventLoop | None = None
 _lock = threading.Lock()
 _semaphores: dict[tuple[int, str], asyncio.Semaphore] = {}
+
+
+def _forget_after_fork() -> None:
+    """A forked child (a tournament worker) inherits the loop object but not its thread, and
+    maybe a held lock: it starts afresh, or its first LLM call would wait forever."""
+    global _loop, _lock
+    _loop = None
+    _lock = threading.Lock()
+    _semaphores.clear()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def loop() -> asyncio.AbstractEventLoop:
