@@ -233,6 +233,8 @@ def bench_analyse(iterations: int | None, jobs: int, seed: int) -> None:
     diffs = [abs(a.loss - b.loss) for a, b in zip(runs[0].decisions, runs[1].decisions,
                                                    strict=True)]
     agree = sum(1 for d in diffs if d <= STABILITY_TOLERANCE) / max(1, len(diffs))
+    errors = sorted(d.loss_se for d in runs[0].decisions if d.loss_se > 0)
     print(f"stability: the two seeds' losses agree within {STABILITY_TOLERANCE} on "
           f"{agree:.0%} of {len(diffs)} decisions (target: at least 90%); largest difference "
-          f"{max(diffs, default=0.0):.3f}")
+          f"{max(diffs, default=0.0):.3f}; median standard error of a loss (the played move "
+          f"not the best) {_percentile(errors, 0.5):.3f}")

@@ -91,6 +91,10 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     if args.analyse and args.no_transcript:
         raise UsageError("--analyse analyses the game's transcript: drop --no-transcript")
+    if args.analyse:
+        from duel.analysis.command import after_match, settings_of
+
+        analyse_settings = settings_of(args.analyse_iterations)  # bad values fail before play
     print(f"Match, seed {args.seed}: player 1 = {args.p1}, player 2 = {args.p2}")
     state = new_game(args.seed, open_box=not args.hidden_box)
     writer = None
@@ -126,9 +130,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         writer.finish(result.result)
         print(f"Transcript: {writer.path} (duel replay {writer.path})")
         if args.analyse:
-            from duel.analysis.command import after_match
-
-            after_match(writer.path)
+            after_match(writer.path, analyse_settings)
     return 0
 
 
@@ -395,7 +397,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="transcript file (default: transcripts/DATE-CODE.jsonl)")
     p.add_argument("--no-transcript", action="store_true")
     p.add_argument("--analyse", action="store_true",
-                   help="then grade both players' decisions (duel analyse, default budget)")
+                   help="then grade both players' decisions (duel analyse)")
+    p.add_argument("--analyse-iterations", type=int, default=None, metavar="N",
+                   help="with --analyse: iterations per decision (default: duel analyse's)")
     p.set_defaults(func=cmd_match)
 
     p = sub.add_parser("replay", help="re-play a transcript through the engine and check it")

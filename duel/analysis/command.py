@@ -22,8 +22,7 @@ def run(path: str, seat: str = "both", iterations: int | None = None, seconds: f
         jobs: int = 2, seed: int = 0, as_json: bool = False, force: bool = False) -> int:
     """Analyse `path`, write its sidecar and print the summary (or, `as_json`, the sidecar's
     JSON object alone on stdout). Progress and the sidecar's path go to stderr."""
-    settings = Settings(iterations=DEFAULT_ITERATIONS if iterations is None else iterations,
-                        time=0.0 if seconds is None else seconds, seed=seed)
+    settings = settings_of(iterations, seconds, seed)
     analysis, written = analyse_file(path, seats_of(seat), settings, jobs,
                                      progress=sys.stderr.isatty(), reuse=not force)
     if as_json:
@@ -38,9 +37,16 @@ def run(path: str, seat: str = "both", iterations: int | None = None, seconds: f
     return 0
 
 
-def after_match(transcript: Path, jobs: int = 2) -> None:
-    """`duel match --analyse`: the finished game's analysis (both seats, default budget)."""
-    analysis, written = analyse_file(transcript, (1, 2), Settings(), jobs,
+def settings_of(iterations: int | None = None, seconds: float | None = None,
+                seed: int = 0) -> Settings:
+    """The settings the options ask for (None: the default budget); UsageError if bad."""
+    return Settings(iterations=DEFAULT_ITERATIONS if iterations is None else iterations,
+                    time=0.0 if seconds is None else seconds, seed=seed)
+
+
+def after_match(transcript: Path, settings: Settings, jobs: int = 2) -> None:
+    """`duel match --analyse`: the finished game's analysis (both seats)."""
+    analysis, written = analyse_file(transcript, (1, 2), settings, jobs,
                                      progress=sys.stderr.isatty())
     print()
     print(render(analysis))

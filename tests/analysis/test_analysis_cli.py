@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import pytest
 from helpers.recorded_games import record_game
 
 from duel.analysis.sidecar import load
+from duel.analysis.summary import BLUNDER
 from duel.cli import main
 from duel.engine import Move
 from duel.transcripts import read
@@ -101,7 +103,7 @@ def test_exclusive_budgets_and_bad_values(game: Path, capsys: pytest.CaptureFixt
         main(["analyse", str(game), "--iterations", "5", "--time", "1"])
     capsys.readouterr()
     code, _, err = run(capsys, "analyse", str(game), "--iterations", "0")
-    assert code == 2 and "--iterations must be at least 1" in err
+    assert code == 2 and "iterations per decision must be at least 1" in err
     code, _, err = run(capsys, "analyse", str(game), "--jobs", "0", "--iterations", "5")
     assert code == 2 and "--jobs must be at least 1" in err
 
@@ -118,11 +120,16 @@ def test_match_analyse_prints_the_summary(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "m.jsonl"
     code, out, _ = run(capsys, "match", "--p1", "random", "--p2", "rule", "--seed", "2",
-                       "--transcript", str(path), "--analyse")
+                       "--transcript", str(path), "--analyse", "--analyse-iterations", "30")
     assert code == 0 and "Player 1 (random): " in out and "mean loss" in out
     assert load(path) is not None
     code, _, err = run(capsys, "match", "--no-transcript", "--analyse")
     assert code == 2 and "--analyse analyses the game's transcript" in err
+    other = tmp_path / "never.jsonl"
+    code, _, err = run(capsys, "match", "--analyse", "--analyse-iterations", "0",
+                       "--transcript", str(other))
+    assert code == 2 and "iterations per decision must be at least 1" in err
+    assert not other.exists()
 
 
 def test_the_viewer_shows_the_analysis(game: Path, tmp_path: Path,
@@ -135,7 +142,7 @@ def test_the_viewer_shows_the_analysis(game: Path, tmp_path: Path,
     data = json.loads(page.split("const GAME = ")[1].split(";\n")[0])
     shown = data["analysis"]
     assert shown["curve"] == sidecar["curve"]
-    blunders = {str(d["ply"]) for d in sidecar["decisions"] if d["loss"] >= 0.2}
+    blunders = {str(d["ply"]) for d in sidecar["decisions"] if d["loss"] >= BLUNDER}
     assert {p for p, d in shown["decisions"].items() if d["grade"] == "blunder"} == blunders
     assert render(read(game)).count('"analysis": null') == 1  # none given: none shown
     out = game.with_name("page.html")
@@ -144,3 +151,10 @@ def test_the_viewer_shows_the_analysis(game: Path, tmp_path: Path,
     game.write_text(game.read_text() + "\n")  # stale now: the page is drawn without it
     code, printed, err = run(capsys, "view", str(game), "--no-serve", "--out", str(out))
     assert code == 0 and "analysis not shown" in err and '"analysis": null' in out.read_text()
+
+
+def test_bench_analyse_prints_time_and_stability(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "bench", "analyse", "--iterations", "10", "--jobs", "1")
+    assert code == 0 and "load average" in out
+    assert out.count("decisions of player 1 at 10 iterations in") == 2
+    assert re.search(r"agree within 0.05 on \d+% of \d+ decisions \(target: at least 90%\)", out)

@@ -85,10 +85,10 @@ def test_a_time_budget_runs_within_its_time() -> None:
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"iterations": 0}, "--iterations must be at least 1"),
-    ({"time": -1.0}, "--time must be"),
-    ({"time": float("nan")}, "--time must be"),
-    ({"seed": -2}, "--seed must be"),
+    ({"iterations": 0}, "iterations per decision must be at least 1"),
+    ({"time": -1.0}, "time per decision must be"),
+    ({"time": float("nan")}, "time per decision must be"),
+    ({"seed": -2}, "seed must be >= 0"),
 ])
 def test_bad_settings_are_refused(kwargs: dict[str, float], message: str) -> None:
     with pytest.raises(UsageError, match=message):
