@@ -15,6 +15,7 @@ analysis seed and its ply, so the results are the same for any number of jobs.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from duel.transcripts import Transcript, check_result, initial_state, read, repl
 
 from . import sidecar
 from .decision import Decision, decision_kind
-from .search import Settings, decision_seed, evaluate
+from .search import MoveValue, Settings, decision_seed, evaluate
 from .summary import BLUNDER, MISTAKE, curve, seat_summary
 
 DEFAULT_JOBS = 2
@@ -97,10 +98,8 @@ class _Task:
     settings: Settings
 
 
-def _run(task: _Task) -> tuple[list[Any], int]:
+def _run(task: _Task) -> tuple[list[MoveValue], int]:
     """One decision's search (in a worker process): its ranked moves and iterations."""
-    import random
-
     values, iterations = evaluate(task.view, task.legal, task.played, task.settings,
                                   random.Random(decision_seed(task.settings.seed, task.ply)))
     return values, iterations
@@ -152,7 +151,8 @@ def analyse_transcript(path: str | Path, seats: Iterable[int] = SEATS_ALL,
                     settings, chosen, decisions, forced, time.perf_counter() - start, jobs)
 
 
-def _map(tasks: Sequence[_Task], jobs: int, progress: bool) -> list[tuple[list[Any], int]]:
+def _map(tasks: Sequence[_Task], jobs: int, progress: bool
+         ) -> list[tuple[list[MoveValue], int]]:
     """The tasks' results in the tasks' order, over `jobs` processes."""
     from tqdm import tqdm
 
@@ -167,7 +167,8 @@ def _map(tasks: Sequence[_Task], jobs: int, progress: bool) -> list[tuple[list[A
                                      leave=False)]
 
 
-def _decision(task: _Task, before: GameState, values: list[Any], iterations: int) -> Decision:
+def _decision(task: _Task, before: GameState, values: list[MoveValue], iterations: int
+              ) -> Decision:
     """A search's result, back in true labels and with the moves in words."""
     seen = Perspective.to_move(before)
     moves = tuple(v.relabelled(seen.move_in(v.move)) for v in values)
