@@ -194,3 +194,47 @@ def bench_server(clients: int, seconds: float) -> dict[str, float]:
             "get_p50_ms": 1000 * _percentile(gets, 0.5),
             "get_p99_ms": 1000 * _percentile(gets, 0.99),
             "games_finished": counts["finished"], "errors": counts["errors"]}
+
+
+def bench_analyse(iterations: int | None, jobs: int, seed: int) -> None:
+    """The analyser's speed and stability (targets in issue 15): one game of mcts against rule
+    (seed `seed`); the time of the default analysis of player 1's decisions with `jobs`
+    processes, then the same with another analysis seed, and the fraction of decisions whose
+    losses agree within the stated tolerance."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from duel.agents.spec import make_agent
+    from duel.analysis.game import analyse_transcript
+    from duel.analysis.search import DEFAULT_ITERATIONS, STABILITY_TOLERANCE, Settings
+    from duel.match import play_match
+    from duel.transcripts import TranscriptWriter
+
+    iterations = iterations or DEFAULT_ITERATIONS
+    with tempfile.TemporaryDirectory(prefix="duel-bench-") as folder:
+        path = Path(folder) / "game.jsonl"
+        agents = (make_agent("mcts:iterations=300"), make_agent("rule"))
+        writer = TranscriptWriter.for_match(path, seed, new_game(seed).deal, agents)
+        writer.finish(play_match(agents[0], agents[1], seed=seed, on_move=writer.record).result)
+        print(f"game: {agents[0].spec} (player 1) against {agents[1].spec}, seed {seed}; load "
+              f"average "
+              f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
+        runs = []
+        for analysis_seed in (0, 1):
+            settings = Settings(iterations=iterations, seed=analysis_seed)
+            start = time.perf_counter()
+            runs.append(analyse_transcript(path, (1,), settings, jobs))
+            elapsed = time.perf_counter() - start
+            print(f"analysis seed {analysis_seed}: {len(runs[-1].decisions)} decisions of player "
+                  f"1 at {iterations} iterations in {elapsed:.1f} s with {jobs} jobs "
+                  f"(target: under 30 s with 2 jobs); load average {os.getloadavg()[0]:.2f}",
+                  flush=True)
+    diffs = [abs(a.loss - b.loss) for a, b in zip(runs[0].decisions, runs[1].decisions,
+                                                   strict=True)]
+    agree = sum(1 for d in diffs if d <= STABILITY_TOLERANCE) / max(1, len(diffs))
+    errors = sorted(d.loss_se for d in runs[0].decisions if d.loss_se > 0)
+    print(f"stability: the two seeds' losses agree within {STABILITY_TOLERANCE} on "
+          f"{agree:.0%} of {len(diffs)} decisions (target: at least 90%); largest difference "
+          f"{max(diffs, default=0.0):.3f}; median standard error of a loss (the played move "
+          f"not the best) {_percentile(errors, 0.5):.3f}")

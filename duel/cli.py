@@ -92,6 +92,12 @@ def cmd_match(args: argparse.Namespace) -> int:
     from duel.engine import Deal
     from duel.transcripts import TranscriptWriter, default_path
 
+    if args.analyse and args.no_transcript:
+        raise UsageError("--analyse analyses the game's transcript: drop --no-transcript")
+    if args.analyse:
+        from duel.analysis.command import after_match, settings_of
+
+        analyse_settings = settings_of(args.analyse_iterations)  # bad values fail before play
     print(f"Match, seed {args.seed}: player 1 = {args.p1}, player 2 = {args.p2}")
     state = new_game(args.seed, open_box=not args.hidden_box)
     writer = None
@@ -129,6 +135,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     if writer is not None:
         writer.finish(result.result)
         print(f"Transcript: {writer.path} (duel replay {writer.path})")
+        if args.analyse:
+            after_match(writer.path, analyse_settings)
     return 0
 
 
@@ -193,6 +201,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from duel.analysis.command import run
+
+    return run(args.file, args.seat, args.iterations, args.time, args.jobs, args.seed,
+               args.json, args.force)
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
     from duel import grading
     from duel.sequential import LOOK_EVERY
@@ -228,10 +243,16 @@ def cmd_view(args: argparse.Namespace) -> int:
     import webbrowser
     from functools import partial
 
+    from duel.analysis.sidecar import load
     from duel.transcripts import read
     from duel.viewer import render
 
-    page = render(read(args.file), title=Path(args.file).name)
+    try:
+        analysis = load(args.file)  # GAME.analysis.json, when `duel analyse` wrote one
+    except TranscriptError as exc:
+        print(f"warning: analysis not shown: {exc}", file=sys.stderr)
+        analysis = None
+    page = render(read(args.file), title=Path(args.file).name, analysis=analysis)
     out = Path(args.out) if args.out else Path(args.file).with_suffix(".html")
     out.write_text(page)
     print(f"Viewer page: {out}")
@@ -326,6 +347,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         bench_dqn(args.games, args.jobs, args.seed, args.spec if args.spec != "mcts" else "dqn")
         return 0
+    if args.what == "analyse":
+        from duel.bench import bench_analyse
+
+        bench_analyse(args.iterations, args.jobs, args.seed)
+        return 0
     if args.what == "strength":
         from duel.bench import bench_strength
 
@@ -394,6 +420,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-transcript", action="store_true")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no live status line while an LLM seat thinks")
+    p.add_argument("--analyse", action="store_true",
+                   help="then grade both players' decisions (duel analyse)")
+    p.add_argument("--analyse-iterations", type=int, default=None, metavar="N",
+                   help="with --analyse: iterations per decision (default: duel analyse's)")
     p.set_defaults(func=cmd_match)
 
     p = sub.add_parser("llm", help="LLM tools: check a model before spending on a tournament")
@@ -412,6 +442,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, choices=[1, 2], default=None,
                    help="with --at: show the view in which this seat is player2")
     p.set_defaults(func=cmd_replay)
+
+    from duel.analysis.command import SEAT_CHOICES
+    from duel.analysis.search import DEFAULT_ITERATIONS
+
+    p = sub.add_parser("analyse", help="grade each decision of a transcript with an MCTS "
+                       "analyser (sidecar GAME.analysis.json)")
+    p.add_argument("file", help="a finished game's transcript")
+    p.add_argument("--seat", choices=SEAT_CHOICES, default="both",
+                   help="the player(s) whose decisions are analysed (default both)")
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--iterations", type=int, default=None,
+                        help=f"search iterations per decision (default {DEFAULT_ITERATIONS})")
+    budget.add_argument("--time", type=float, default=None,
+                        help="seconds per decision instead (not reproducible)")
+    p.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
+    p.add_argument("--force", action="store_true",
+                   help="analyse again even if a fresh sidecar with these settings exists")
+    p.set_defaults(func=cmd_analyse)
 
     p = sub.add_parser("tournament", help="seat-swapped pairs on the same deals, in parallel")
     p.add_argument("--p1", required=True, help="agent spec A")
@@ -520,14 +570,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("bench", help="benchmarks (figures, not tests)")
-    p.add_argument("what", choices=["engine", "mcts", "strength", "server", "dqn"])
+    p.add_argument("what", choices=["engine", "mcts", "strength", "server", "dqn", "analyse"])
     p.add_argument("--clients", type=int, default=50, help="server: concurrent bots")
     p.add_argument("--seconds", type=float, default=6.0, help="engine, mcts: time per figure")
     p.add_argument("--spec", default="mcts", help="mcts, dqn: the agent spec to measure "
                    "(dqn: default the shipped model)")
     p.add_argument("--games", type=int, default=100, help="strength: games per pairing")
     p.add_argument("--time", type=float, default=1.0, help="strength: MCTS seconds per move")
-    p.add_argument("--jobs", type=int, default=2, help="strength: parallel games")
+    p.add_argument("--jobs", type=int, default=2, help="strength: parallel games; analyse: "
+                   "processes")
+    p.add_argument("--iterations", type=int, default=None,
+                   help="analyse: iterations per decision (default: the analyser's default)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_bench)
     return parser

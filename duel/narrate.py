@@ -64,7 +64,9 @@ def _notes(before: GameState, move: Move, after: GameState) -> list[str]:
     return notes
 
 
-def move_line(ply: int, before: GameState, move: Move, after: GameState) -> str:
+def move_text(before: GameState, move: Move, after: GameState) -> str:
+    """`move` from `before` in words, with its notes: 'Player 1 discarded GLASSWORKS and
+    gained 3 coins', 'Player 2 constructed ...; plays again'."""
     text = describe(after)
     if move.kind == DISCARD:
         # The engine's text says "for N coins": coins gained, not paid.
@@ -72,6 +74,11 @@ def move_line(ply: int, before: GameState, move: Move, after: GameState) -> str:
     notes = _notes(before, move, after)
     if notes:
         text += "; " + "; ".join(notes)
+    return text
+
+
+def move_line(ply: int, before: GameState, move: Move, after: GameState) -> str:
+    text = move_text(before, move, after)
     age_note = f" [Age {after.age} begins]" if after.age != before.age else ""
     return f"{ply:3d}. Age {before.age} {text}  ({status(after)}){age_note}"
 

@@ -168,7 +168,7 @@ class MCTSAgent:
         from `rng` and results are merged in worker order, so the outcome is reproducible."""
         start = time.perf_counter()
         seeds = [rng.getrandbits(62) for _ in range(self.workers)]
-        pool = _pool(self.workers)
+        pool = shared_pool(self.workers)
         params = self._params()
         futures = [pool.submit(_worker_search, view, params, seed) for seed in seeds]
         totals: dict[Move, list[float]] = {}
@@ -186,12 +186,6 @@ class MCTSAgent:
     def search(self, info: InfoSet, rng: random.Random) -> tuple[Node, int, float]:
         start = time.perf_counter()
         root = Node(None, None, -1)
-        c = self.c
-        policy = self.rollout
-        bias = self.build_bias
-        margin = self.margin
-        log = math.log
-        sqrt = math.sqrt
         limit = self.iterations
         deadline = start + self.time if self.time > 0 else 0.0
         done = 0
@@ -200,42 +194,53 @@ class MCTSAgent:
                 break
             if deadline and (done & 7) == 0 and time.perf_counter() >= deadline and done:
                 break
-            state = info.sample(rng)
-            node = root
-            # Selection and expansion.
-            while state.step != GAME_END:
-                legal = state.legal_moves()
-                children = node.children
-                untried = [m for m in legal if m not in children]
-                if untried:
-                    move = untried[int(rng.random() * len(untried))]
-                    child = Node(move, node, state.current)
-                    children[move] = child
-                    state.play(move)
-                    node = child
-                    break
-                best: Node | None = None
-                best_v = -1.0
-                for m in legal:
-                    ch = children[m]
-                    ch.avail += 1
-                    v = ch.reward / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
-                    if v > best_v:
-                        best_v = v
-                        best = ch
-                assert best is not None and best.move is not None
-                state.play(best.move)
-                node = best
-            rollout(state, rng, policy, bias)
-            rewards = outcome(state, margin)
-            n: Node | None = node
-            while n is not None:
-                n.visits += 1
-                if n.seat >= 0:
-                    n.reward += rewards[n.seat]
-                n = n.parent
+            iterate(root, info.sample(rng), rng, self.c, self.rollout, self.build_bias,
+                    self.margin)
             done += 1
         return root, done, time.perf_counter() - start
+
+
+def iterate(node: Node, state: GameState, rng: random.Random, c: float, policy: str,
+            bias: float, margin: float) -> tuple[float, float]:
+    """One ISMCTS iteration below `node`, `state` being a sample of its position (played on in
+    place): UCB selection among the moves legal in the sample, expansion of one untried move, a
+    rollout, and the result backed up through `node` to the root. Returns the seats' rewards.
+    (The analyser, duel.analysis.search, calls it below the root move it chose itself.)"""
+    log = math.log
+    sqrt = math.sqrt
+    # Selection and expansion.
+    while state.step != GAME_END:
+        legal = state.legal_moves()
+        children = node.children
+        untried = [m for m in legal if m not in children]
+        if untried:
+            move = untried[int(rng.random() * len(untried))]
+            child = Node(move, node, state.current)
+            children[move] = child
+            state.play(move)
+            node = child
+            break
+        best: Node | None = None
+        best_v = -1.0
+        for m in legal:
+            ch = children[m]
+            ch.avail += 1
+            v = ch.reward / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
+            if v > best_v:
+                best_v = v
+                best = ch
+        assert best is not None and best.move is not None
+        state.play(best.move)
+        node = best
+    rollout(state, rng, policy, bias)
+    rewards = outcome(state, margin)
+    n: Node | None = node
+    while n is not None:
+        n.visits += 1
+        if n.seat >= 0:
+            n.reward += rewards[n.seat]
+        n = n.parent
+    return rewards
 
 
 def _worker_search(view: dict[str, Any], params: dict[str, Any], seed: int
@@ -250,7 +255,7 @@ def _worker_search(view: dict[str, Any], params: dict[str, Any], seed: int
 _POOLS: dict[tuple[int, int], ProcessPoolExecutor] = {}
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
+def shared_pool(workers: int) -> ProcessPoolExecutor:
     """A process pool per size, shared by the agents of this process and kept between moves.
     Keyed by pid too: a pool inherited through fork belongs to the parent."""
     key = (os.getpid(), workers)

@@ -1,7 +1,8 @@
 """Builds the published JSON Schemas from the engine's name tables.
 
-The committed files (``state.schema.json``, ``move.schema.json``, ``deal.schema.json``) are the
-published form; ``python -m duel.schemas.build`` rewrites them and a test checks they are current.
+The committed files (``state.schema.json``, ``move.schema.json``, ``deal.schema.json``,
+``transcript.schema.json``, ``analysis.schema.json``) are the published form;
+``python -m duel.schemas.build`` rewrites them and a test checks they are current.
 """
 
 from __future__ import annotations
@@ -246,8 +247,104 @@ def transcript_schema() -> dict[str, Any]:
     }
 
 
+def analysis_schema() -> dict[str, Any]:
+    """The analysis sidecar beside a transcript (duel.analysis.sidecar; `duel analyse`)."""
+    unit = {"type": "number", "minimum": 0, "maximum": 1}
+    count = {"type": "integer", "minimum": 0}
+    from duel.analysis.decision import KINDS
+
+    kinds = list(KINDS)
+    valued = {"type": "object", "required": ["move", "value", "se", "visits", "rounds"],
+              "additionalProperties": False,
+              "properties": {"move": move_schema(), "value": unit, "se": unit,
+                             "visits": count, "rounds": count}}
+    figures_keys = ["decisions", "mean_loss", "loss_se", "blunders", "mistakes", "accuracy"]
+    figures_props = {"decisions": count, "mean_loss": unit, "loss_se": unit,
+                     "blunders": count, "mistakes": count,
+                     "accuracy": {"type": "number", "minimum": 0, "maximum": 100}}
+    figures = {"type": "object", "required": figures_keys, "additionalProperties": False,
+               "properties": figures_props}
+    seat = {"type": "object", "required": figures_keys + ["forced", "by_age", "by_kind"],
+            "additionalProperties": False,
+            "properties": {**figures_props, "forced": count,
+                           "by_age": {"type": "object", "propertyNames": {"enum": ["1", "2", "3"]},
+                                      "additionalProperties": figures},
+                           "by_kind": {"type": "object", "propertyNames": {"enum": kinds},
+                                       "additionalProperties": figures}}}
+    decision = {
+        "type": "object",
+        "required": ["ply", "player", "step", "kind", "age", "legal", "view_hash", "iterations",
+                     "played", "best", "played_value", "played_se", "best_value", "best_se",
+                     "loss", "loss_se", "played_text", "best_text", "top", "moves"],
+        "additionalProperties": False,
+        "properties": {
+            "ply": {"type": "integer", "minimum": 1}, "player": {"enum": [1, 2]},
+            "step": {"enum": list(STEP_NAMES)}, "kind": {"enum": kinds},
+            "age": {"enum": [1, 2, 3]}, "legal": {"type": "integer", "minimum": 2},
+            "view_hash": {"type": "string"}, "iterations": count,
+            "played": move_schema(), "best": move_schema(),
+            "played_value": unit, "played_se": unit, "best_value": unit, "best_se": unit,
+            "loss": unit, "loss_se": unit,
+            "played_text": {"type": "string"}, "best_text": {"type": "string"},
+            "top": {"type": "array", "items": valued, "minItems": 1, "maxItems": 3},
+            "moves": {"type": "array", "items": valued, "minItems": 2}}}
+    return {
+        "$schema": DRAFT,
+        "$id": "https://duel.dev/schemas/analysis.schema.json",
+        "title": "Move-quality analysis of a duel transcript (GAME.analysis.json)",
+        "description": "Written by duel analyse beside the transcript. Values are the deciding "
+                       "seat's expected score (win 1, draw 1/2, loss 0) after a move, from the "
+                       "view that seat had; loss = best value - played value, never negative. "
+                       "played and best are moves in the prompt's format; moves holds every "
+                       "legal move, ranked best first.",
+        "type": "object",
+        "required": ["type", "format_version", "duel_version", "rules_version", "transcript",
+                     "players", "result", "settings", "analysed_seats", "thresholds",
+                     "seconds", "jobs", "seats", "decisions", "curve"],
+        "properties": {
+            "type": {"const": "analysis"},
+            "format_version": {"const": 1},
+            "duel_version": {"type": "string"}, "rules_version": {"type": "string"},
+            "transcript": {"type": "object", "required": ["file", "sha256"],
+                           "properties": {"file": {"type": "string"},
+                                          "sha256": {"type": "string",
+                                                     "pattern": "^[0-9a-f]{64}$"}}},
+            "players": {"type": "object", "required": ["1", "2"],
+                        "properties": {"1": {"type": ["string", "null"]},
+                                       "2": {"type": ["string", "null"]}}},
+            "result": {"type": "object", "required": ["winner", "victory"],
+                       "properties": {"winner": {"enum": [1, 2, "draw", None]},
+                                      "victory": {"enum": ["military", "science", "civilian",
+                                                           "forfeit", None]}}},
+            "settings": {"type": "object",
+                         "required": ["iterations", "time", "seed", "root", "c", "rollout",
+                                      "build_bias"],
+                         "properties": {"iterations": {"type": "integer", "minimum": 1},
+                                        "time": {"type": "number", "minimum": 0},
+                                        "seed": count, "root": {"type": "string"},
+                                        "c": {"type": "number", "minimum": 0},
+                                        "rollout": {"enum": ["uniform", "heuristic"]},
+                                        "build_bias": unit}},
+            "analysed_seats": {"type": "array", "items": {"enum": [1, 2]}, "minItems": 1,
+                               "uniqueItems": True},
+            "thresholds": {"type": "object", "required": ["blunder", "mistake"],
+                           "properties": {"blunder": unit, "mistake": unit}},
+            "seconds": {"type": "number", "minimum": 0},
+            "jobs": {"type": "integer", "minimum": 1},
+            "seats": {"type": "object", "propertyNames": {"enum": ["1", "2"]},
+                      "additionalProperties": seat},
+            "decisions": {"type": "array", "items": decision},
+            "curve": {"type": "array", "items": {
+                "type": "object", "required": ["ply", "player", "p1", "p2"],
+                "additionalProperties": False,
+                "properties": {"ply": {"type": "integer", "minimum": 1},
+                               "player": {"enum": [1, 2]}, "p1": unit, "p2": unit}}},
+        },
+    }
+
+
 SCHEMAS = {"state": state_schema, "move": move_schema, "deal": deal_schema,
-           "transcript": transcript_schema}
+           "transcript": transcript_schema, "analysis": analysis_schema}
 
 
 def write_all() -> None:

@@ -1,7 +1,9 @@
 """The browser viewer: one self-contained HTML page per game (plain HTML, CSS and JS).
 
 `frames(transcript)` re-plays a transcript into the public view after every ply; `render()`
-embeds them in the page. `duel view FILE` writes the page and serves it; the server shows the
+embeds them in the page, with the move-quality analysis when one is given (the win-chance curve
+under the board, blunders and mistakes marked in the move list, the analyser's move beside the
+move played). `duel view FILE` writes the page and serves it; the server shows the
 same page at `/games/{code}/view`.
 """
 
@@ -34,14 +36,35 @@ def frames(t: Transcript) -> list[dict[str, Any]]:
     return out
 
 
-def render(t: Transcript, title: str = "duel game") -> str:
-    """The page for a transcript, with the game's frames embedded."""
+def analysis_data(sidecar: dict[str, Any]) -> dict[str, Any]:
+    """What the page shows of an analysis sidecar (duel.analysis): each analysed decision by
+    ply (the loss, its grade, the analyser's move), the win-chance curve and the seats'
+    figures."""
+    from duel.analysis.summary import grade
+
+    return {
+        "decisions": {str(d["ply"]): {
+            "loss": d["loss"], "loss_se": d["loss_se"], "grade": grade(d["loss"]),
+            "played_value": d["played_value"], "best_value": d["best_value"],
+            "best_text": d["best_text"], "same": d["best"] == d["played"]}
+            for d in sidecar["decisions"]},
+        "curve": sidecar["curve"],
+        "seats": {k: {f: v[f] for f in ("decisions", "mean_loss", "blunders", "mistakes",
+                                         "accuracy")} for k, v in sidecar["seats"].items()},
+    }
+
+
+def render(t: Transcript, title: str = "duel game",
+           analysis: dict[str, Any] | None = None) -> str:
+    """The page for a transcript, with the game's frames embedded, and the analysis (a sidecar
+    that `duel analyse` wrote, checked fresh by the caller) when there is one."""
     data = {
         "title": title,
         "players": {k: v.get("spec") for k, v in t.header.get("players", {}).items()},
         "frames": frames(t),
         "result": t.footer,
         "colors": {c.name: COLOR_NAMES[c.color].lower() for c in CARDS},
+        "analysis": analysis_data(analysis) if analysis is not None else None,
     }
     page = resources.files(__package__).joinpath("viewer.html").read_text()
     payload = _script_safe(json.dumps(data))
