@@ -523,7 +523,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="requests per second per token (or per address without one)")
     p.add_argument("--burst", type=int, default=400)
     p.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC",
-                   help="offer an agent by name (repeatable), e.g. gpt=llm:openai:gpt-4o-mini "
+                   help="offer an agent by name (repeatable), e.g. gpt=llm:openai:gpt-5-mini "
                    "or mybot=llm:compat:MODEL@URL; callers name it (\"player2\": \"gpt\"), "
                    "never its spec. Only these can call out, read a model file or spend the "
                    "keys in this server's environment; requests get random, rule, mcts "

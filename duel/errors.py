@@ -83,7 +83,14 @@ class TransportError(ProviderError):
 
 
 class RequestError(ProviderError):
-    """The provider refused this request (400): counts as a failed attempt."""
+    """The provider refused this request (400): counts as a failed attempt, unless the LLM
+    player can change the parameter it names. `detail` is the server's own message, `param`
+    the parameter its error body names, if it names one."""
+
+    def __init__(self, message: str, detail: str = "", param: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail
+        self.param = param
 
 
 class LLMConfigError(ProviderError):

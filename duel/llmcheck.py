@@ -134,7 +134,8 @@ def settings_text(settings: dict[str, Any]) -> str:
     if settings.get("reasoning_effort"):
         parts.append(f"reasoning_effort {settings['reasoning_effort']}")
     if settings.get("thinking"):
-        parts.append(f"thinking budget {settings['thinking']} tokens")
+        parts.append("adaptive thinking" if settings["thinking"] == "adaptive"
+                     else f"thinking budget {settings['thinking']} tokens")
     if settings.get("provider_pin"):
         parts.append(f"provider pinned to {settings['provider_pin']}")
     # anything else the agent reports (e.g. how the move tool is chosen), as it says it

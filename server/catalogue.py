@@ -186,7 +186,7 @@ def parse_agent_option(text: str) -> tuple[str, str]:
     """`NAME=SPEC` (the `--agent` option) as its name and spec."""
     name, sep, spec = text.partition("=")
     if not sep or not name.strip() or not spec.strip():
-        raise UsageError(f"--agent takes NAME=SPEC (e.g. gpt=llm:openai:gpt-4o-mini), got "
+        raise UsageError(f"--agent takes NAME=SPEC (e.g. gpt=llm:openai:gpt-5-mini), got "
                          f"{text!r}")
     return name.strip(), spec.strip()
 

@@ -22,12 +22,18 @@ MCTS_PARAMS = {
 
 LLM_PARAMS = {
     "prompt": Param(str, "baseline", "prompt variant (duel prompts list)"),
-    "temperature": Param(float, 0.0, "sampling temperature"),
+    "temperature": Param(float, None, "sampling temperature (unset: not sent, or 0.0 for models "
+                                      "the table knows take it and do not reason)"),
     "max_attempts": Param(int, 3, "attempts per move before the fallback"),
     "fallback": Param(str, "random", "after the last attempt: forfeit, random or rule"),
-    "max_tokens": Param(int, 400, "output token limit per call"),
+    "max_tokens": Param(int, None, "output token limit per call (unset: the model table's, "
+                                   "16000 for reasoning models, 8192 for unknown ones)"),
+    "reasoning_effort": Param(str, None, "none, minimal, low, medium, high, xhigh or max "
+                                         "(openai, compat, openrouter; unset: the model's)"),
+    "thinking": Param(int, None, "anthropic extended thinking budget in tokens (>= 1024)"),
+    "provider": Param(str, None, "openrouter: the one backend to play on (no fallback)"),
     "mode": Param(str, "", "structured output: json_schema, tool, json_object or text"),
-    "base_url": Param(str, "", "API endpoint (openai, anthropic)"),
+    "base_url": Param(str, "", "API endpoint (openai, anthropic, openrouter)"),
     "concurrency": Param(int, 8, "concurrent calls to this endpoint"),
     "transport_retries": Param(int, 6, "retries of a failed connection, 429 or 5xx"),
     "backoff": Param(float, 1.0, "first backoff in seconds (doubles each retry)"),
@@ -41,7 +47,8 @@ RULE = AgentKind("rule", "rule-based priorities (win, block, economy, points, de
 MCTS = AgentKind("mcts", "information-set MCTS", MCTS_PARAMS,
                  factory="duel.agents.mcts:MCTSAgent")
 LLM = AgentKind("llm", "an LLM player: llm:openai:MODEL, llm:anthropic:MODEL, "
-                "llm:compat:MODEL@URL, llm:local", LLM_PARAMS,
+                "llm:openrouter:VENDOR/MODEL, llm:compat:MODEL@URL, llm:local; parameters a "
+                "model refuses are adapted (README: Models)", LLM_PARAMS,
                 custom_parser="duel.agents.llm.spec:parse_llm_spec")
 DQN = AgentKind("dqn", "masked deep-Q network (ONNX); dqn:PATH plays a model file",
                 custom_parser="duel.rl.policy:parse_dqn_spec")

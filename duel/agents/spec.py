@@ -1,7 +1,7 @@
 """Agent spec strings, used everywhere (CLI, server, transcripts), and the registry of kinds.
 
 ``random``, ``rule``, ``mcts:iterations=2000``, ``mcts:time=1.0,c=0.7,seed=3``,
-``llm:openai:gpt-4o-mini,temperature=0.2``, ``dqn:PATH``. The built-in kinds are listed in
+``llm:openai:gpt-5-mini,reasoning_effort=low``, ``dqn:PATH``. The built-in kinds are listed in
 :mod:`duel.agents.builtin`; others (test agents, plug-ins) are added with :func:`register`.
 A kind's code is imported only when an agent of that kind is built.
 """

@@ -161,8 +161,16 @@ def transcript_schema() -> dict[str, Any]:
             "raw": {"type": "string"}, "finish_reason": {"type": "string"},
             "input_tokens": count, "output_tokens": count, "cached_tokens": count,
             "cache_write_tokens": count,
+            "reasoning_tokens": {**count, "description": "of the output tokens, those spent "
+                                                         "reasoning"},
+            "thinking": {"type": "string",
+                         "description": "the thinking text or reasoning summary returned"},
+            "max_tokens": {**count, "description": "the output limit sent on this call"},
             "cost_usd": cost, "latency_s": {"type": "number", "minimum": 0},
             "error": {"type": "string"}}}
+    adaptation = {"type": "object", "required": ["parameter", "change", "reason"],
+                  "properties": {k: {"type": "string"} for k in ("parameter", "change",
+                                                                "reason")}}
     llm_details = {
         "type": "object",
         "required": ["calls", "attempts", "legal_at_attempt", "fallback", "variant",
@@ -172,7 +180,12 @@ def transcript_schema() -> dict[str, Any]:
             "attempts": count,
             "legal_at_attempt": {"type": ["integer", "null"], "minimum": 1},
             "fallback": {"enum": [None, "random", "rule", "forfeit"]},
-            "variant": {"type": "string"}, "variant_hash": {"type": "string"}}}
+            "variant": {"type": "string"}, "variant_hash": {"type": "string"},
+            "adaptations": {"type": "array", "items": adaptation,
+                            "description": "parameters the model refused, changed during "
+                                           "this decision (each recorded once per run)"},
+            "settings": {"type": "object", "description": "what the calls were sent with, "
+                                                          "after adaptation"}}}
     totals = {"oneOf": [{"type": "null"}, {  # one seat's LLM totals (null: no LLM moves)
         "type": "object",
         "required": ["moves", "calls", "input_tokens", "output_tokens", "cached_tokens",
@@ -180,7 +193,8 @@ def transcript_schema() -> dict[str, Any]:
                      "mean_attempts", "fallbacks", "categories"],
         "properties": {
             "moves": count, "calls": count, "input_tokens": count, "output_tokens": count,
-            "cached_tokens": count, "cost_usd": cost, "latency_s": {"type": "number"},
+            "cached_tokens": count, "reasoning_tokens": count, "reasoning": {"type": "string"},
+            "cost_usd": cost, "latency_s": {"type": "number"},
             "first_try_legal": {"type": "number", "minimum": 0, "maximum": 1},
             "legal_after_retries": {"type": "number", "minimum": 0, "maximum": 1},
             "mean_attempts": {"type": "number", "minimum": 0}, "fallbacks": count,

@@ -35,6 +35,6 @@ def openai_agent(srv: FakeLLMServer, extra: str = "") -> LLMAgent:
 
 
 def anthropic_agent(srv: FakeLLMServer, extra: str = "") -> LLMAgent:
-    agent = make_agent(f"llm:anthropic:claude-sonnet-4-5,base_url={srv.url},backoff=0.01{extra}")
+    agent = make_agent(f"llm:anthropic:claude-sonnet-4-6,base_url={srv.url},backoff=0.01{extra}")
     assert isinstance(agent, LLMAgent)
     return agent

@@ -3,6 +3,9 @@ without a server."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from duel.agents.llm.adapt import Settings
 from duel.agents.llm.providers import Reply
 
 
@@ -17,7 +20,8 @@ class ScriptedProvider:
         self.finish = finish
 
     async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
-                       temperature: float) -> Reply:
+                       temperature: float | None, *, schema: dict[str, Any] | None = None,
+                       settings: Settings | None = None) -> Reply:
         text = self.texts.pop(0) if self.texts else ""
         return Reply(text, None, self.finish, 10, 5, 0)
 

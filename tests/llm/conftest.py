@@ -1,5 +1,5 @@
-"""The LLM tests' fixture: a loopback server speaking the OpenAI and Anthropic APIs, with the API
-keys the SDKs want set for the test."""
+"""The LLM tests' fixtures: a loopback server speaking the OpenAI and Anthropic APIs, with the API
+keys the SDKs want set for the test; and a process that has learned no adaptation yet."""
 
 from __future__ import annotations
 
@@ -7,6 +7,16 @@ from collections.abc import Iterator
 
 import pytest
 from helpers.fake_llm_server import FakeLLMServer
+
+from duel.agents.llm import adapt
+
+
+@pytest.fixture(autouse=True)
+def fresh_adaptations() -> Iterator[None]:
+    """Each test starts as a new process would: nothing learned about any endpoint."""
+    adapt.forget()
+    yield
+    adapt.forget()
 
 
 @pytest.fixture()

@@ -42,7 +42,7 @@ def test_anthropic_forced_tool(server: FakeLLMServer) -> None:
     view, legal = play_card_position()
     target = legal[-1]
     server.enqueue(anthropic_reply(target.to_json()))
-    agent = make_agent(f"llm:anthropic:claude-sonnet-4-5,base_url={server.url}")
+    agent = make_agent(f"llm:anthropic:claude-sonnet-4-6,base_url={server.url}")
     d = agent.choose(view, legal, random.Random(0))
     assert d.move == target
     req = server.requests[0]

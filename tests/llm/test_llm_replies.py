@@ -14,6 +14,7 @@ from helpers.scripted import ScriptedProvider
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent
 from duel.agents.llm.providers import Reply
 from duel.agents.llm.schema import last_json_object
@@ -188,7 +189,8 @@ class StructuredProvider(ScriptedProvider):
         self.replies = replies
 
     async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
-                       temperature: float) -> Reply:
+                       temperature: float | None, *, schema: dict[str, Any] | None = None,
+                       settings: Settings | None = None) -> Reply:
         if not self.replies:
             return Reply("", None, "stop")
         obj, finish, truncated = self.replies.pop(0)

@@ -14,7 +14,7 @@ def test_missing_key_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(SpecError, match="needs the ANTHROPIC_API_KEY environment variable"):
-        make_agent("llm:anthropic:claude-sonnet-4-5")
+        make_agent("llm:anthropic:claude-sonnet-4-6")
 
 
 @pytest.mark.parametrize("spec, words", [
@@ -28,7 +28,7 @@ def test_missing_key_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     ("llm:openai:gpt-4o-mini,prompt=nope", "unknown prompt variant"),
     ("llm:openai:gpt-4o-mini,mode=xml", "mode must be"),
     ("llm:openai:gpt-4o-mini,colour=red", "unknown parameter 'colour'"),
-    ("llm:anthropic:claude-sonnet-4-5,mode=tool", "always uses a forced tool"),
+    ("llm:anthropic:claude-sonnet-4-6,mode=tool", "always uses a forced tool"),
 ])
 def test_bad_specs_are_clear_errors(server: FakeLLMServer, spec: str, words: str) -> None:
     from duel.agents import SpecError

@@ -9,6 +9,13 @@ parser, whose model the structured-output schema is built from), ILLEGAL (the en
 moves). A failed attempt is answered with the reason in the game's words, and the model is asked
 again. After the last attempt the fallback (`forfeit`, `random` or `rule`) plays, and is
 recorded as such. Every call is recorded.
+
+Two things happen before an attempt counts, and spend none:
+- a request refused for a parameter duel can change is adapted and sent again (adapt.py);
+- a reply cut off while the model was still reasoning (reasoning tokens or thinking text, or
+  nothing said) is recorded as TRUNCATED and the same question is asked again with twice the
+  output budget, up to TRUNCATION_GROWTH (4) times the move's starting budget and never above the
+  model's output limit (models.py). Only a reply cut off at that cap is the attempt's failure.
 """
 
 from __future__ import annotations
@@ -17,7 +24,8 @@ import json
 import random
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
@@ -25,8 +33,11 @@ from tenacity.wait import wait_base
 
 from duel.agents.base import Decision, RandomAgent
 from duel.agents.llm import runner
+from duel.agents.llm.accounting import reasoning_label
+from duel.agents.llm.adapt import Settings, adapt, effective, learn
+from duel.agents.llm.models import ANSWER_TOKENS, TRUNCATION_GROWTH
 from duel.agents.llm.prices import cost, price_table
-from duel.agents.llm.providers import Provider, Reply
+from duel.agents.llm.providers import Provider, Reply, provider_defaults
 from duel.agents.llm.schema import last_json_object
 from duel.engine import InfoSet, InvalidMoveError, Move
 from duel.engine.moves import (
@@ -51,6 +62,25 @@ UNPARSABLE = "UNPARSABLE"
 SCHEMA = "SCHEMA"
 ILLEGAL = "ILLEGAL"
 FALLBACKS = ("forfeit", "random", "rule")
+_MAX_RESENDS = 10  # requests per call at most: each refused parameter changes once
+
+
+@dataclass
+class _Move:
+    """One decision's record as it grows: its calls, the adaptations it made first, and the
+    output budget (raised while the model reasons past it)."""
+
+    calls: list[dict[str, Any]]
+    adaptations: list[dict[str, str]]
+    budget: int
+
+    @staticmethod
+    def limit_of(budget: int, s: Settings) -> int:
+        return min(budget, s.max_output) if s.max_output else budget
+
+    def limit(self, s: Settings) -> int:
+        """The output limit to send: the budget, within the model's limit."""
+        return self.limit_of(self.budget, s)
 
 
 class WaitRetryAfter(wait_base):
@@ -72,15 +102,27 @@ class WaitRetryAfter(wait_base):
 
 
 class LLMAgent:
-    def __init__(self, provider: Provider, variant: Variant, spec: str, temperature: float = 0.0,
-                 max_attempts: int = 3, fallback: str = "random", max_tokens: int = 400,
+    """`settings`, when given, is everything a call is sent with (spec.py builds it from the
+    model table); else `temperature` and `max_tokens` with the provider's defaults.
+    `model_reasons`: the model always reasons (the status line says so). `on_status`, when
+    set, is called on the LLM loop as each call starts and ends."""
+
+    on_status: Callable[[dict[str, Any]], None] | None = None
+
+    def __init__(self, provider: Provider, variant: Variant, spec: str,
+                 temperature: float | None = None, max_attempts: int = 3,
+                 fallback: str = "random", max_tokens: int = ANSWER_TOKENS,
                  transport_retries: int = 6, backoff: float = 1.0, concurrency: int = 8,
-                 endpoint: str = "") -> None:
+                 endpoint: str = "", *, settings: Settings | None = None,
+                 model_reasons: bool = False) -> None:
         if fallback not in FALLBACKS:
             raise ValueError(f"fallback must be one of {', '.join(FALLBACKS)}")
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
-        if max_tokens < 1:
+        if settings is None:
+            settings = replace(provider_defaults(provider), temperature=temperature,
+                               max_tokens=max_tokens)
+        if settings.max_tokens < 1:
             raise ValueError("max_tokens must be at least 1")
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -90,15 +132,37 @@ class LLMAgent:
         self.provider = provider
         self.variant = variant
         self.spec = spec
-        self.temperature = temperature
+        self.base_settings = settings
+        self.model_reasons = model_reasons
         self.max_attempts = max_attempts
         self.fallback = fallback
-        self.max_tokens = max_tokens
         self.transport_retries = transport_retries
         self.backoff = backoff
         self.concurrency = concurrency
         self.endpoint = endpoint or f"{provider.name}:{provider.model}"
 
+    # ------------------------------------------------------------------ settings
+    def effective_settings(self) -> Settings:
+        """The spec's settings with what the process has learned about this model."""
+        return effective(self.base_settings, self.endpoint, self.provider.model)
+
+    def settings(self) -> dict[str, Any]:
+        """The settings calls are sent with now (after adaptation), as the transcript shows."""
+        return self.effective_settings().public(self.provider.name, self.provider.model)
+
+    def reasoning_label(self) -> str:
+        """The reasoning setting this agent's results are played with."""
+        return reasoning_label(self.settings())
+
+    @property
+    def temperature(self) -> float | None:
+        return self.effective_settings().temperature
+
+    @property
+    def max_tokens(self) -> int:
+        return self.effective_settings().max_tokens
+
+    # ------------------------------------------------------------------ a move
     def choose(self, view: dict[str, Any], legal: Sequence[Move],
                rng: random.Random) -> Decision:
         return runner.run(self.achoose(view, legal, rng))
@@ -110,27 +174,49 @@ class LLMAgent:
         priced = [(m, state.price(m)) for m in legal]
         messages: list[dict[str, str]] = [
             {"role": "user", "content": self.variant.turn_message(view, priced)}]
-        calls: list[dict[str, Any]] = []
+        move = _Move([], [], self.effective_settings().max_tokens)
         for attempt in range(1, self.max_attempts + 1):
-            reply, failure = await self._call(messages, attempt, calls)
+            reply, failure = await self._call(messages, attempt, move)
+            while reply is not None and self._regrow(reply, move):
+                reply, failure = await self._call(messages, attempt, move)
             if reply is None:
                 if failure == "config":
-                    raise LLMConfigError(calls[-1]["error"])
+                    raise LLMConfigError(move.calls[-1]["error"])
                 # transport retries exhausted, or the request refused: the attempt is spent
                 continue
-            category, move, reason = self._check(reply, legal, state)
-            calls[-1]["category"] = category
+            category, move_found, reason = self._check(reply, legal, state, move.budget)
+            move.calls[-1]["category"] = category
             if reason:
-                calls[-1]["error"] = reason
-            if move is not None:
-                return Decision(move, self._details(calls, attempt, None))
+                move.calls[-1]["error"] = reason
+            if move_found is not None:
+                return Decision(move_found, self._details(move, attempt, None))
             messages.append({"role": "assistant", "content": reply.text or "(empty reply)"})
             messages.append({"role": "user",
                              "content": self._reask(reason, legal, str(view.get("step", "")))})
-        return self._fallback(view, legal, rng, calls)
+        return self._fallback(view, legal, rng, move)
+
+    def _regrow(self, reply: Reply, move: _Move) -> bool:
+        """A reply cut off while reasoning, under the budget's cap: recorded as TRUNCATED and
+        the budget doubled, to ask the same again (no attempt spent). False otherwise."""
+        if not reply.truncated or not (reply.reasoning_tokens or reply.thinking
+                                       or not reply.text.strip()):
+            return False
+        s = self.effective_settings()
+        cap = s.max_tokens * TRUNCATION_GROWTH
+        if s.max_output:
+            cap = min(cap, s.max_output)
+        if move.budget >= cap:
+            return False
+        grown = min(cap, move.budget * 2)
+        move.calls[-1]["category"] = TRUNCATED
+        move.calls[-1]["error"] = (f"cut off at {move.budget} tokens while reasoning "
+                                   f"({reply.reasoning_tokens} reasoning tokens); asked again "
+                                   f"with {grown}")
+        move.budget = grown
+        return True
 
     async def _call(self, messages: list[dict[str, str]], attempt: int,
-                    calls: list[dict[str, Any]]) -> tuple[Reply | None, str]:
+                    move: _Move) -> tuple[Reply | None, str]:
         """One attempt's call, retrying transport failures (each retry recorded, none of them
         using up an attempt). Returns the reply, or None and why there is none."""
         retrying = AsyncRetrying(
@@ -138,34 +224,68 @@ class LLMAgent:
             wait=WaitRetryAfter(self.backoff),
             stop=stop_after_attempt(self.transport_retries + 1),
             reraise=True)
-        sem = runner.semaphore(self.endpoint, self.concurrency)
         start = time.perf_counter()
         try:
             async for try_ in retrying:
                 with try_:
                     start = time.perf_counter()
                     try:
-                        async with sem:
-                            reply = await self.provider.complete(
-                                self.variant.system, messages, self.max_tokens,
-                                self.temperature)
+                        reply = await self._send(messages, attempt, move)
                     except TransportError as exc:
-                        calls.append(self._record(attempt, TRANSPORT, None, start, str(exc)))
+                        move.calls.append(self._record(attempt, TRANSPORT, None, start, str(exc),
+                                                       move.budget))
                         raise
-                    calls.append(self._record(attempt, OK, reply, start, ""))
+                    move.calls.append(self._record(attempt, OK, reply, start, "", move.budget))
                     return reply, ""
         except TransportError:
             return None, "transport"
         except RequestError as exc:
-            calls.append(self._record(attempt, TRANSPORT, None, start, str(exc)))
+            move.calls.append(self._record(attempt, TRANSPORT, None, start, str(exc), move.budget))
             return None, "request"
         except LLMConfigError as exc:
-            calls.append(self._record(attempt, TRANSPORT, None, start, str(exc)))
+            move.calls.append(self._record(attempt, TRANSPORT, None, start, str(exc), move.budget))
             return None, "config"
         return None, "transport"
 
+    async def _send(self, messages: list[dict[str, str]], attempt: int, move: _Move) -> Reply:
+        """One request, adapted until the server takes it: each refused parameter is changed
+        once (adapt.py), and a change another call of the process made meanwhile is taken up
+        without a record. Raises TransportError, RequestError or LLMConfigError."""
+        sem = runner.semaphore(self.endpoint, self.concurrency)
+        tried: set[str] = set()
+        last = ""
+        for _ in range(_MAX_RESENDS):
+            s = self.effective_settings()
+            sent = move.limit(s)
+            started = time.monotonic()
+            self._status("start", attempt, started, s)
+            try:
+                async with sem:
+                    return await self.provider.complete(self.variant.system, messages, sent,
+                                                        s.temperature, settings=s)
+            except RequestError as exc:
+                if self.effective_settings() != s:
+                    continue  # adapted by another call meanwhile: send with that
+                found = adapt(s, sent, exc, self.provider.name,
+                              self.provider.name == "anthropic", tried)
+                if found is None:
+                    raise
+                changes, record = found
+                if learn(self.endpoint, self.provider.model, changes):
+                    move.adaptations.append(record.to_json())
+                last = record.reason
+            finally:
+                self._status("end", attempt, started, s)
+        raise LLMConfigError(f"{self.provider.name}: the server kept refusing the request after "
+                             f"{_MAX_RESENDS} changes: {last}")
+
+    def _status(self, event: str, attempt: int, started: float, s: Settings) -> None:
+        if self.on_status is not None:
+            self.on_status({"event": event, "attempt": attempt, "started": started,
+                            "reasoning": self.model_reasons or s.reasons()})
+
     def _record(self, attempt: int, category: str, reply: Reply | None, start: float,
-                error: str) -> dict[str, Any]:
+                error: str, budget: int) -> dict[str, Any]:
         model = self.provider.model
         rec: dict[str, Any] = {
             "provider": self.provider.name, "model": model,
@@ -173,14 +293,19 @@ class LLMAgent:
             "attempt": attempt, "category": category,
             "latency_s": round(time.perf_counter() - start, 3),
             "input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "cache_write_tokens": 0,
+            "reasoning_tokens": 0,
             # a call that returned nothing costs nothing, if the model has a price at all
             "cost_usd": cost(model, 0, 0, 0, self.prices),
-            "finish_reason": "", "raw": "",
+            "finish_reason": "", "raw": "", "thinking": "",
+            "max_tokens": _Move.limit_of(budget, self.effective_settings()),
         }
         if reply is not None:
+            # reasoning tokens are inside output_tokens (both providers bill them as output),
+            # so they are priced once, as output
             rec.update(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
                        cached_tokens=reply.cached_tokens,
                        cache_write_tokens=reply.cache_write_tokens,
+                       reasoning_tokens=reply.reasoning_tokens, thinking=reply.thinking,
                        finish_reason=reply.finish_reason,
                        raw=reply.raw if reply.raw is not None else reply.text,
                        cost_usd=cost(model, reply.input_tokens, reply.output_tokens,
@@ -190,11 +315,11 @@ class LLMAgent:
             rec["error"] = error
         return rec
 
-    def _check(self, reply: Reply, legal: list[Move], state: Any
+    def _check(self, reply: Reply, legal: list[Move], state: Any, budget: int
                ) -> tuple[str, Move | None, str]:
         """Category, the move if it is legal, and the reason in the game's words if not."""
         if reply.truncated or reply.finish_reason == "length":
-            return TRUNCATED, None, (f"your answer was cut off at {self.max_tokens} tokens; "
+            return TRUNCATED, None, (f"your answer was cut off at {budget} tokens; "
                                      "answer with the JSON object only")
         obj = reply.structured
         if obj is None:
@@ -220,23 +345,25 @@ class LLMAgent:
                 'Answer again with only the JSON object {"move": ..., "moveData": {...}}.')
 
     def _fallback(self, view: dict[str, Any], legal: list[Move], rng: random.Random,
-                  calls: list[dict[str, Any]]) -> Decision:
+                  move: _Move) -> Decision:
         if self.fallback == "forfeit":
-            details = self._details(calls, None, "forfeit")
+            details = self._details(move, None, "forfeit")
             return Decision(legal[0], details, forfeit=True)
         if self.fallback == "rule":
             from duel.agents.rule_based import RuleAgent
 
-            move = RuleAgent().choose(view, legal, rng).move
+            played = RuleAgent().choose(view, legal, rng).move
         else:
-            move = RandomAgent().choose(view, legal, rng).move
-        return Decision(move, self._details(calls, None, self.fallback))
+            played = RandomAgent().choose(view, legal, rng).move
+        return Decision(played, self._details(move, None, self.fallback))
 
-    def _details(self, calls: list[dict[str, Any]], legal_at: int | None,
+    def _details(self, move: _Move, legal_at: int | None,
                  fallback: str | None) -> dict[str, Any]:
+        calls = move.calls
         return {"llm": {"calls": calls, "attempts": max((c["attempt"] for c in calls), default=0),
                         "legal_at_attempt": legal_at, "fallback": fallback,
-                        "variant": self.variant.name, "variant_hash": self.variant.hash}}
+                        "variant": self.variant.name, "variant_hash": self.variant.hash,
+                        "adaptations": move.adaptations, "settings": self.settings()}}
 
 
 def valid_moves(legal: list[Move]) -> list[str]:

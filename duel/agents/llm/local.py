@@ -23,7 +23,9 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
+from duel.agents.llm.adapt import Settings
 from duel.agents.llm.providers import OpenAIProvider, Reply
 from duel.errors import LLMConfigError, SpecError
 
@@ -202,7 +204,8 @@ class LocalProvider:
         self._url = ""
 
     async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
-                       temperature: float) -> Reply:
+                       temperature: float | None, *, schema: dict[str, Any] | None = None,
+                       settings: Settings | None = None) -> Reply:
         # Started on first use; started again (on a new port) if it died since.
         url = await asyncio.to_thread(LocalServer.shared().ensure_started)
         if self._inner is None or url != self._url:
@@ -211,7 +214,8 @@ class LocalProvider:
             self._inner = OpenAIProvider("local", "local", "sk-local", url, self.mode,
                                          self.timeout)
             self._url = url
-        return await self._inner.complete(system, messages, max_tokens, temperature)
+        return await self._inner.complete(system, messages, max_tokens, temperature,
+                                          schema=schema, settings=settings)
 
     async def close(self) -> None:
         if self._inner is not None:

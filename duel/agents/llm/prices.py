@@ -1,7 +1,9 @@
-"""Prices in US dollars per million tokens, per model. Override or extend with a JSON file named
-by DUEL_PRICES: {"model": {"input": 0.15, "output": 0.6, "cached_input": 0.075,
-"cache_write_input": 0.1875}} (`cached_input` and `cache_write_input` default to `input`).
-A model with no entry has an unknown cost, recorded as null and shown as unknown, never $0."""
+"""Prices in US dollars per million tokens, per model: the model table's list prices
+(models.py), overridden or extended by a JSON file named by DUEL_PRICES: {"model": {"input":
+0.15, "output": 0.6, "cached_input": 0.075, "cache_write_input": 0.1875}} (`cached_input` and
+`cache_write_input` default to `input`). A dated snapshot (gpt-5-mini-2025-08-07) takes its
+model's price unless it has its own entry. A model with no entry has an unknown cost, recorded
+as null and shown as unknown, never $0. Reasoning tokens are output tokens, priced as such."""
 
 from __future__ import annotations
 
@@ -9,27 +11,12 @@ import json
 import os
 from typing import Any
 
+from duel.agents.llm.models import listed_prices, undated
 from duel.errors import PriceTableError
 
-# Public list prices when this table was written; users with other contracts override them.
-# Anthropic bills 5-minute cache writes at 1.25 times the input price.
-DEFAULT_PRICES: dict[str, dict[str, float]] = {
-    "gpt-4o-mini": {"input": 0.15, "output": 0.60, "cached_input": 0.075},
-    "gpt-4o": {"input": 2.50, "output": 10.00, "cached_input": 1.25},
-    "gpt-4.1": {"input": 2.00, "output": 8.00, "cached_input": 0.50},
-    "gpt-4.1-mini": {"input": 0.40, "output": 1.60, "cached_input": 0.10},
-    "gpt-4.1-nano": {"input": 0.10, "output": 0.40, "cached_input": 0.025},
-    "claude-sonnet-4-5": {"input": 3.00, "output": 15.00, "cached_input": 0.30,
-                          "cache_write_input": 3.75},
-    "claude-haiku-4-5": {"input": 1.00, "output": 5.00, "cached_input": 0.10,
-                         "cache_write_input": 1.25},
-    "claude-opus-4-1": {"input": 15.00, "output": 75.00, "cached_input": 1.50,
-                        "cache_write_input": 18.75},
-    "local": {"input": 0.0, "output": 0.0, "cached_input": 0.0},
-}
+# The model table's list prices (models.py, read on models.PRICES_READ): one source of truth.
+DEFAULT_PRICES: dict[str, dict[str, float]] = listed_prices()
 _KEYS = ("input", "output", "cached_input", "cache_write_input")
-
-
 
 
 def price_table() -> dict[str, dict[str, float]]:
@@ -63,7 +50,7 @@ def cost(model: str, input_tokens: int, output_tokens: int, cached_tokens: int,
     """Dollars for one call, or None when the model has no price (never a made-up figure).
     `input_tokens` includes the cached and cache-write tokens."""
     table = table if table is not None else price_table()
-    p = table.get(model)
+    p = table.get(model) or table.get(undated(model))
     if p is None:
         return None
     plain = max(0, input_tokens - cached_tokens - cache_write_tokens)

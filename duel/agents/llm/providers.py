@@ -1,8 +1,15 @@
-"""LLM providers behind one async call: OpenAI, Anthropic, and OpenAI-compatible servers.
+"""LLM providers behind one async call: OpenAI, Anthropic, OpenRouter and OpenAI-compatible
+servers.
 
 Each uses its native structured output: OpenAI `response_format` json_schema (strict), Anthropic
-a forced tool whose input_schema is the move schema, compatible servers (vLLM, Ollama, llama.cpp)
-a forced tool call, `json_object` with a schema, or plain text (the `mode` setting).
+a forced tool whose input_schema is the move schema (offered with tool_choice auto while it
+thinks, which Anthropic requires), compatible servers (vLLM, Ollama, llama.cpp) a forced tool
+call, `json_object` with a schema, or plain text (the `mode` setting). What a call is sent with
+comes from its Settings (adapt.py), which change when a model refuses one of them.
+Reasoning is read where the provider reports it: OpenAI's
+`completion_tokens_details.reasoning_tokens`, the `reasoning_content` (vLLM, DeepSeek) or
+`reasoning` (OpenRouter) text of compatible servers, Anthropic's thinking blocks and
+`output_tokens_details.thinking_tokens`.
 The SDKs' own retries are off: duel retries transport failures itself, and records each one.
 """
 
@@ -15,20 +22,22 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from duel.agents.llm.adapt import MODES, Settings
+from duel.agents.llm.models import ANSWER_TOKENS
 from duel.agents.llm.schema import structured_schema
 from duel.errors import LLMConfigError, RequestError, TransportError
 
 TOOL_NAME = "play_move"
 TOOL_DESCRIPTION = "Play your move in 7 Wonders Duel."
-
-
+OPENROUTER_URL = "https://openrouter.ai/api/v1"
 
 
 @dataclass
 class Reply:
     """One completion. `text` is what the model said (the tool call's arguments for a tool call),
     `structured` the decoded object of a structured reply, `finish_reason` the provider's own word,
-    `truncated` whether it stopped at the token limit. Input tokens include cached ones."""
+    `truncated` whether it stopped at the token limit. Input tokens include cached ones; output
+    tokens include the reasoning tokens (both providers bill reasoning as output)."""
 
     text: str
     structured: Any | None
@@ -39,6 +48,8 @@ class Reply:
     cache_write_tokens: int = 0
     truncated: bool = False
     raw: str | None = None  # the whole reply as received, when it holds more than `text`
+    reasoning_tokens: int = 0
+    thinking: str = ""  # the thinking text or reasoning summary the provider returned
 
 
 class Provider(Protocol):
@@ -46,9 +57,24 @@ class Provider(Protocol):
     model: str
 
     async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
-                       temperature: float) -> Reply: ...
+                       temperature: float | None, *, schema: dict[str, Any] | None = None,
+                       settings: Settings | None = None) -> Reply:
+        """One call. `temperature` None is not sent; `schema` is the move schema for this
+        call (None: the full `structured_schema()`); `settings` the rest of what is sent
+        (None: the provider's own defaults)."""
+        ...
 
     async def close(self) -> None: ...
+
+
+def provider_defaults(provider: Any) -> Settings:
+    """What a provider sends when nothing else is said: its own `defaults()`, or (a provider
+    with none, such as a test's) its mode with the max_tokens parameter and no temperature."""
+    defaults = getattr(provider, "defaults", None)
+    if defaults is not None:
+        settings: Settings = defaults()
+        return settings
+    return Settings(getattr(provider, "mode", "text"), None, "max_tokens", ANSWER_TOKENS)
 
 
 def _retry_after(exc: Any) -> float | None:
@@ -89,6 +115,14 @@ def _server_message(exc: Any) -> str:
     return str(getattr(exc, "message", "") or "")[:300]
 
 
+def _param(exc: Any) -> str | None:
+    """The parameter an error body names (OpenAI's `error.param`), if any."""
+    body = getattr(exc, "body", None)
+    err = body.get("error", body) if isinstance(body, dict) else None
+    param = err.get("param") if isinstance(err, dict) else None
+    return param if isinstance(param, str) and param else None
+
+
 def _classify(exc: Exception, sdk: Any, who: str, model: str) -> Exception:
     """Map an SDK exception to TransportError, RequestError or LLMConfigError."""
     if isinstance(exc, (sdk.APIConnectionError, sdk.APITimeoutError)):
@@ -105,7 +139,7 @@ def _classify(exc: Exception, sdk: Any, who: str, model: str) -> Exception:
         if status == 404:
             return LLMConfigError(f"{who}: model {model!r} not found (HTTP 404; or no API at "
                                   f"that URL): {detail}")
-        return RequestError(f"{who}: HTTP {status}: {detail}")
+        return RequestError(f"{who}: HTTP {status}: {detail}", detail, _param(exc))
     if isinstance(exc, (sdk.APIError, json.JSONDecodeError)):
         # a response body that is not the API's JSON (a proxy's error page, a cut connection)
         return TransportError(f"{who}: malformed response: {str(exc)[:300]}")
@@ -113,13 +147,13 @@ def _classify(exc: Exception, sdk: Any, who: str, model: str) -> Exception:
 
 
 class OpenAIProvider:
-    """OpenAI's API, or any server speaking it (`base_url`)."""
+    """OpenAI's API, OpenRouter, or any server speaking OpenAI's API (`base_url`)."""
 
     def __init__(self, name: str, model: str, api_key: str, base_url: str | None = None,
                  mode: str = "json_schema", timeout: float = 600.0) -> None:
         import openai
 
-        if mode not in ("json_schema", "tool", "json_object", "text"):
+        if mode not in MODES:
             raise ValueError("mode must be json_schema, tool, json_object or text")
         self.name = name
         self.model = model
@@ -128,40 +162,58 @@ class OpenAIProvider:
         self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0,
                                           timeout=timeout)
 
+    def defaults(self) -> Settings:
+        # OpenAI's own API takes max_completion_tokens (reasoning models refuse max_tokens);
+        # compatible servers (llama.cpp, older vLLM, Ollama) and OpenRouter know max_tokens.
+        token_param = "max_completion_tokens" if self.name == "openai" else "max_tokens"
+        return Settings(self.mode, None, token_param, ANSWER_TOKENS)
+
     async def close(self) -> None:
         await self._client.close()
 
     async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
-                       temperature: float) -> Reply:
-        kwargs: dict[str, Any] = {}
-        schema = structured_schema()
-        if self.mode == "json_schema":
+                       temperature: float | None, *, schema: dict[str, Any] | None = None,
+                       settings: Settings | None = None) -> Reply:
+        s = settings or self.defaults()
+        kwargs: dict[str, Any] = {s.token_param: max_tokens}
+        schema = schema if schema is not None else structured_schema()
+        if s.mode == "json_schema":
             kwargs["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "move", "strict": True, "schema": schema}}
-        elif self.mode == "json_object":
+        elif s.mode == "json_object":
             kwargs["response_format"] = {"type": "json_object", "schema": schema}
-        elif self.mode == "tool":
+        elif s.mode == "tool":
             kwargs["tools"] = [{"type": "function", "function": {
                 "name": TOOL_NAME, "description": TOOL_DESCRIPTION, "parameters": schema}}]
-            kwargs["tool_choice"] = {"type": "function", "function": {"name": TOOL_NAME}}
-        # OpenAI's own API takes max_completion_tokens (newer models refuse max_tokens);
-        # compatible servers (llama.cpp, older vLLM, Ollama) know only max_tokens.
-        if self.name == "openai":
-            kwargs["max_completion_tokens"] = max_tokens
-        else:
-            kwargs["max_tokens"] = max_tokens
+            kwargs["tool_choice"] = {"type": "function", "function": {"name": TOOL_NAME}} \
+                if s.tool_choice == "forced" else "auto"
+        if temperature is not None:
+            kwargs["temperature"] = temperature
+        extra: dict[str, Any] = {}
+        if self.name == "openrouter":
+            # OpenRouter's own options: reasoning in its `reasoning` object, and a pinned
+            # backend with no fallback, so that a result is reproducible on one provider.
+            if s.reasoning_effort is not None:
+                extra["reasoning"] = {"effort": s.reasoning_effort}
+            if s.provider_pin:
+                extra["provider"] = {"order": [s.provider_pin], "allow_fallbacks": False}
+        elif s.reasoning_effort is not None:
+            kwargs["reasoning_effort"] = s.reasoning_effort
+        if extra:
+            kwargs["extra_body"] = extra
         try:
             chat: Any = [{"role": "system", "content": system}, *messages]
             resp = await self._client.chat.completions.create(
-                model=self.model, messages=chat, temperature=temperature, **kwargs)
+                model=self.model, messages=chat, **kwargs)
         except Exception as exc:  # noqa: BLE001 - mapped to our three kinds, or re-raised
             raise _classify(exc, self._sdk, self.name, self.model) from exc
         try:
-            return self._reply(resp)
+            return self._reply(resp, s.mode)
         except (AttributeError, TypeError, ValueError, IndexError) as exc:
             raise TransportError(f"{self.name}: malformed response: {exc}") from exc
 
-    def _reply(self, resp: Any) -> Reply:
+    @staticmethod
+    def _reply(resp: Any, mode: str) -> Reply:
         if not getattr(resp, "choices", None):
             return Reply("", None, "empty")
         choice = resp.choices[0]
@@ -171,27 +223,34 @@ class OpenAIProvider:
         structured: Any | None = None
         calls = (getattr(msg, "tool_calls", None) or []) if msg else []
         function = getattr(calls[0], "function", None) if calls else None
-        if self.mode == "tool" and function is not None:
+        if mode == "tool" and function is not None:
             text = function.arguments or ""
             structured = _loads(text)
-        elif self.mode in ("json_schema", "json_object") and text:
+        elif mode in ("json_schema", "json_object") and text:
             structured = _loads(text)
         usage = resp.usage
-        cached = 0
+        cached = reasoning = 0
         details = getattr(usage, "prompt_tokens_details", None) if usage else None
         if details is not None:
             cached = details.cached_tokens or 0
+        out_details = getattr(usage, "completion_tokens_details", None) if usage else None
+        if out_details is not None:
+            reasoning = getattr(out_details, "reasoning_tokens", None) or 0
+        # vLLM and DeepSeek return the reasoning as `reasoning_content`, OpenRouter `reasoning`
+        thinking = (getattr(msg, "reasoning_content", None) or getattr(msg, "reasoning", None)
+                    or "") if msg else ""
         finish = choice.finish_reason or ""
         raw = content + ("\n" if content and text != content else "") + \
             (text if text != content else "")
         return Reply(text, structured, finish,
                      (usage.prompt_tokens or 0) if usage else 0,
                      (usage.completion_tokens or 0) if usage else 0, cached,
-                     truncated=finish == "length", raw=raw)
+                     truncated=finish == "length", raw=raw, reasoning_tokens=int(reasoning),
+                     thinking=thinking if isinstance(thinking, str) else "")
 
 
 class AnthropicProvider:
-    """Anthropic's Messages API with a forced tool; the rules text is marked for caching."""
+    """Anthropic's Messages API with the move tool; the rules text is marked for caching."""
 
     def __init__(self, model: str, api_key: str, base_url: str | None = None,
                  timeout: float = 600.0) -> None:
@@ -199,29 +258,48 @@ class AnthropicProvider:
 
         self.name = "anthropic"
         self.model = model
+        self.mode = "tool"
         self._sdk = anthropic
         self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url,
                                                 max_retries=0, timeout=timeout)
-        # Recent SDKs dropped `temperature` from messages.create; send it only where it exists.
+        # Recent SDKs dropped `temperature` from messages.create: it then goes in the body.
         self._has_temperature = "temperature" in inspect.signature(
             self._client.messages.create).parameters
+
+    def defaults(self) -> Settings:
+        return Settings("tool", None, "max_tokens", ANSWER_TOKENS)
 
     async def close(self) -> None:
         await self._client.close()
 
     async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
-                       temperature: float) -> Reply:
-        extra: dict[str, Any] = {"temperature": temperature} if self._has_temperature else {}
+                       temperature: float | None, *, schema: dict[str, Any] | None = None,
+                       settings: Settings | None = None) -> Reply:
+        s = settings or self.defaults()
+        kwargs: dict[str, Any] = {}
+        if temperature is not None:
+            if self._has_temperature:
+                kwargs["temperature"] = temperature
+            else:
+                kwargs["extra_body"] = {"temperature": temperature}
+        if s.thinking and s.adaptive_thinking:
+            kwargs["thinking"] = {"type": "adaptive"}  # these models refuse a budget
+        elif s.thinking:
+            kwargs["thinking"] = {"type": "enabled", "budget_tokens": s.thinking}
+        if s.mode == "tool":
+            kwargs["tools"] = [{"name": TOOL_NAME, "description": TOOL_DESCRIPTION,
+                                "input_schema": schema if schema is not None
+                                else structured_schema()}]
+            # Anthropic refuses a forced tool while thinking: the prompt asks for the move
+            kwargs["tool_choice"] = {"type": "tool", "name": TOOL_NAME} \
+                if s.tool_choice == "forced" else {"type": "auto"}
         try:
             create: Any = self._client.messages.create
             resp = await create(
-                model=self.model, max_tokens=max_tokens, **extra,
+                model=self.model, max_tokens=max_tokens,
                 system=[{"type": "text", "text": system,
                          "cache_control": {"type": "ephemeral"}}],
-                messages=messages,
-                tools=[{"name": TOOL_NAME, "description": TOOL_DESCRIPTION,
-                        "input_schema": structured_schema()}],
-                tool_choice={"type": "tool", "name": TOOL_NAME})
+                messages=messages, **kwargs)
         except Exception as exc:  # noqa: BLE001
             raise _classify(exc, self._sdk, self.name, self.model) from exc
         try:
@@ -232,12 +310,17 @@ class AnthropicProvider:
     @staticmethod
     def _reply(resp: Any) -> Reply:
         text_parts: list[str] = []
+        thinking: list[str] = []
         structured: Any | None = None
         for block in resp.content or []:
             if block.type == "tool_use" and structured is None:
                 structured = block.input
             elif block.type == "text":
                 text_parts.append(block.text)
+            elif block.type == "thinking":
+                thinking.append(block.thinking)
+            elif block.type == "redacted_thinking":
+                thinking.append("(redacted thinking)")
         said = "".join(text_parts)
         text = json.dumps(structured) if structured is not None else said
         raw = said + ("\n" if said and structured is not None else "") + \
@@ -245,12 +328,14 @@ class AnthropicProvider:
         u = resp.usage
         cache_read = getattr(u, "cache_read_input_tokens", 0) or 0
         cache_write = getattr(u, "cache_creation_input_tokens", 0) or 0
+        details = getattr(u, "output_tokens_details", None)
+        reasoning = (getattr(details, "thinking_tokens", 0) or 0) if details is not None else 0
         finish = resp.stop_reason or ""
         # input_tokens counts only the uncached part: the total adds cache reads and writes.
         return Reply(text, structured, finish, u.input_tokens + cache_read + cache_write,
                      u.output_tokens, cache_read, cache_write,
                      truncated=finish in ("max_tokens", "model_context_window_exceeded"),
-                     raw=raw)
+                     raw=raw, reasoning_tokens=int(reasoning), thinking="\n\n".join(thinking))
 
 
 def _loads(text: str) -> Any | None:

@@ -1,0 +1,155 @@
+"""What duel knows about model families: the parameters each takes, whether it reasons, its
+limits and its list prices. One entry per family, matched by the longest name prefix (after an
+OpenRouter ``vendor/`` part), so ``gpt-5-mini-2025-08-07`` is ``gpt-5-mini`` and an unlisted
+``gpt-5.4`` still reasons like ``gpt-5``. A model no entry matches gets safe defaults (no
+temperature, a generous output limit) and whatever the provider refuses is adapted at run time
+(adapt.py).
+
+Prices are US dollars per million tokens, the providers' public list prices as published on
+their pricing pages, read on PRICES_READ. They belong to the entry's own name and its dated
+snapshots only (``gpt-5`` prices ``gpt-5-2025-08-07``, never ``gpt-5.4``): a model without a
+price of its own costs "unknown", never a neighbour's figure. DUEL_PRICES overrides them
+(prices.py). Anthropic bills 5-minute cache writes at 1.25 times the input price.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+PRICES_READ = "2026-11-25"
+
+# The models named in the README, the spec errors and the examples.
+DEFAULT_MODELS = {"openai": "gpt-5-mini", "anthropic": "claude-sonnet-5-5",
+                  "openrouter": "openai/gpt-5-mini"}
+
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+THINKING_MIN = 1024  # Anthropic's smallest thinking budget
+
+# Output budgets (max_tokens) when the spec does not set one.
+ANSWER_TOKENS = 1024      # a move's JSON and a few words, for models that do not reason
+REASONING_TOKENS = 16000  # room to think first, for models that always reason
+UNKNOWN_TOKENS = 8192     # a model the table does not know may reason: generous
+# A reply cut off while the model was still reasoning is asked again with twice the budget,
+# then four times, never more than TRUNCATION_GROWTH times the start nor the model's limit.
+TRUNCATION_GROWTH = 4
+
+
+@dataclass(frozen=True)
+class ModelFamily:
+    prefix: str
+    provider: str           # openai, anthropic or local: whose API the table describes
+    reasons: bool           # always reasons before answering (reasoning tokens, no sampling)
+    takes_temperature: bool
+    token_param: str        # max_tokens or max_completion_tokens, on the provider's own API
+    structured: str         # json_schema, tool or text: the best structured mode it has
+    tools: bool
+    context: int
+    max_output: int
+    thinking: bool = False  # Anthropic extended thinking on request (thinking=N)
+    prices: dict[str, float] | None = None
+    # Claude's 5th generation decides how long to think ("adaptive" thinking): it refuses a
+    # thinking budget (thinking=N then turns adaptive thinking on, N only sizes max_tokens),
+    # refuses a forced tool and any non-default temperature.
+    adaptive: bool = False
+    forced_tool: bool = True
+
+
+def _openai(prefix: str, reasons: bool, context: int, max_output: int, inp: float, out: float,
+            cached: float) -> ModelFamily:
+    return ModelFamily(prefix, "openai", reasons, not reasons, "max_completion_tokens",
+                       "json_schema", True, context, max_output,
+                       prices={"input": inp, "output": out, "cached_input": cached})
+
+
+def _claude(prefix: str, max_output: int, inp: float, out: float,
+            context: int = 200_000) -> ModelFamily:
+    return ModelFamily(prefix, "anthropic", False, True, "max_tokens", "tool", True, context,
+                       max_output, thinking=True,
+                       prices={"input": inp, "output": out, "cached_input": round(inp / 10, 4),
+                               "cache_write_input": round(inp * 1.25, 4)})
+
+
+def _claude5(prefix: str, inp: float, out: float) -> ModelFamily:
+    """Claude's 5th generation: 1M context, 128K output, adaptive thinking (on by default)."""
+    return ModelFamily(prefix, "anthropic", True, False, "max_tokens", "tool", True, 1_000_000,
+                       128_000, thinking=True, adaptive=True, forced_tool=False,
+                       prices={"input": inp, "output": out, "cached_input": round(inp / 10, 4),
+                               "cache_write_input": round(inp * 1.25, 4)})
+
+
+FAMILIES: tuple[ModelFamily, ...] = (
+    _openai("gpt-5.5", True, 1_000_000, 128_000, 5.00, 30.00, 0.50),
+    _openai("gpt-5.4", True, 400_000, 128_000, 2.50, 15.00, 0.25),
+    _openai("gpt-5.4-mini", True, 400_000, 128_000, 0.75, 4.50, 0.075),
+    _openai("gpt-5.2", True, 400_000, 128_000, 1.75, 14.00, 0.175),
+    _openai("gpt-5", True, 400_000, 128_000, 1.25, 10.00, 0.125),
+    _openai("gpt-5-mini", True, 400_000, 128_000, 0.25, 2.00, 0.025),
+    _openai("gpt-5-nano", True, 400_000, 128_000, 0.05, 0.40, 0.005),
+    _openai("gpt-5.1", True, 400_000, 128_000, 1.25, 10.00, 0.125),
+    _openai("o3", True, 200_000, 100_000, 2.00, 8.00, 0.50),
+    _openai("o3-mini", True, 200_000, 100_000, 1.10, 4.40, 0.55),
+    _openai("o4-mini", True, 200_000, 100_000, 1.10, 4.40, 0.275),
+    _openai("gpt-4.1", False, 1_047_576, 32_768, 2.00, 8.00, 0.50),
+    _openai("gpt-4.1-mini", False, 1_047_576, 32_768, 0.40, 1.60, 0.10),
+    _openai("gpt-4.1-nano", False, 1_047_576, 32_768, 0.10, 0.40, 0.025),
+    _openai("gpt-4o", False, 128_000, 16_384, 2.50, 10.00, 1.25),
+    _openai("gpt-4o-mini", False, 128_000, 16_384, 0.15, 0.60, 0.075),
+    _claude5("claude-sonnet-5-5", 2.00, 10.00),
+    _claude5("claude-sonnet-5", 2.00, 10.00),
+    _claude5("claude-opus-5-5", 4.00, 20.00),
+    _claude5("claude-opus-5", 5.00, 25.00),
+    _claude5("claude-fable-5-1", 10.00, 50.00),
+    _claude5("claude-fable-5-2", 8.00, 40.00),
+    _claude("claude-opus-4-6", 128_000, 5.00, 25.00),
+    _claude("claude-sonnet-4-6", 64_000, 3.00, 15.00),
+    _claude("claude-opus-4-5", 64_000, 5.00, 25.00),
+    _claude("claude-sonnet-4-5", 64_000, 3.00, 15.00),
+    _claude("claude-haiku-4-5", 64_000, 1.00, 5.00),
+    _claude("claude-opus-4-1", 32_000, 15.00, 75.00),
+    _claude("claude-opus-4", 32_000, 15.00, 75.00),
+    _claude("claude-sonnet-4", 64_000, 3.00, 15.00),
+)
+
+# The shipped local model (llama.cpp on loopback, its context as duel starts it): free.
+LOCAL = ModelFamily("local", "local", False, True, "max_tokens", "tool", True, 16_384, 16_384,
+                    prices={"input": 0.0, "output": 0.0, "cached_input": 0.0})
+
+_SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
+
+
+def undated(model: str) -> str:
+    """The model's name without a dated snapshot suffix (``-2025-08-07``, ``-20250929``)."""
+    return _SNAPSHOT.sub("", model)
+
+
+def family(model: str, provider: str = "") -> ModelFamily | None:
+    """The family of `model` (longest prefix wins), or None if the table does not know it."""
+    if provider == "local":
+        return LOCAL
+    name = model.rpartition("/")[2]  # OpenRouter's vendor/model
+    best: ModelFamily | None = None
+    for fam in FAMILIES:
+        if name.startswith(fam.prefix) and (best is None or len(fam.prefix) > len(best.prefix)):
+            best = fam
+    return best
+
+
+def default_max_tokens(fam: ModelFamily | None, thinking: int | None) -> int:
+    """The output budget when the spec sets none: room for the thinking budget and an answer,
+    room to reason for a reasoning model, a short answer otherwise (within the model's limit)."""
+    if thinking:
+        budget = thinking + ANSWER_TOKENS
+        if fam is not None and fam.reasons:  # it thinks anyway: room to, whatever N says
+            budget = max(budget, REASONING_TOKENS)
+    elif fam is None:
+        budget = UNKNOWN_TOKENS
+    else:
+        budget = REASONING_TOKENS if fam.reasons else ANSWER_TOKENS
+    return min(budget, fam.max_output) if fam is not None else budget
+
+
+def listed_prices() -> dict[str, dict[str, float]]:
+    """Each priced family's prices under its own name: the default price table."""
+    entries = (*FAMILIES, LOCAL)
+    return {f.prefix: dict(f.prices) for f in entries if f.prices is not None}

@@ -1,0 +1,176 @@
+"""Responders for FakeLLMServer that behave as reasoning models do, for the real SDKs: an OpenAI
+reasoning model (refuses a temperature other than 1 and `max_tokens`, spends reasoning tokens,
+stops at `length` with nothing said when its budget is too small) and an Anthropic model with
+extended thinking (refuses a forced tool, a temperature and a `max_tokens` at or under the
+thinking budget; thinks before it answers). Both answer a legal move of the state they are sent,
+at once. The refusals' texts are the providers' own."""
+
+from __future__ import annotations
+
+import json
+import random
+import zlib
+from typing import Any
+
+from helpers.fake_llm_server import Scripted
+
+from duel.engine import InfoSet, Move
+
+TEMPERATURE = ("Unsupported value: 'temperature' does not support {value} with this model. "
+               "Only the default (1) value is supported.")
+MAX_TOKENS = ("Unsupported parameter: 'max_tokens' is not supported with this model. "
+              "Use 'max_completion_tokens' instead.")
+EFFORT = ("Unsupported value: 'reasoning_effort' does not support '{value}' with this model. "
+          "Supported values are: 'low', 'medium', and 'high'.")
+FORCED_TOOL = "Thinking may not be enabled when tool_choice forces tool use."
+THINKING_TEMPERATURE = ("`temperature` may only be set to 1 when thinking is enabled. Please "
+                        "consult our documentation at https://docs.claude.com/en/docs/"
+                        "build-with-claude/extended-thinking#important-considerations-when-"
+                        "using-extended-thinking")
+THINKING_MAX_TOKENS = ("`max_tokens` must be greater than `thinking.budget_tokens`. Please "
+                       "consult our documentation at https://docs.claude.com/en/docs/"
+                       "build-with-claude/extended-thinking#max-tokens-and-context-window-size")
+ADAPTIVE_ONLY = ("thinking.type.enabled is not supported for this model. Use "
+                 "thinking.type.adaptive and output_config.effort to control thinking behavior.")
+SAMPLING = "temperature is deprecated for this model; leave it at its default."
+ANSWER = 40  # tokens of the visible answer
+
+
+def legal_moves(messages: list[dict[str, Any]]) -> list[Move]:
+    """The legal moves of the state in the conversation's first turn message (the seat's view
+    as JSON after "you are player2")."""
+    first = next(m["content"] for m in messages if m["role"] == "user")
+    text = first if isinstance(first, str) else first[0]["text"]
+    start = text.index("{", text.index("you are player2"))
+    view, _ = json.JSONDecoder().raw_decode(text, start)
+    return InfoSet.from_view(view).sample(random.Random(0)).legal_moves()
+
+
+def pick(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """A legal move, the same for the same position."""
+    legal = legal_moves(messages)
+    first = json.dumps(next(m["content"] for m in messages if m["role"] == "user"))
+    return random.Random(zlib.crc32(first.encode())).choice(legal).to_json()
+
+
+def openai_error(status: int, message: str, param: str, code: str) -> Scripted:
+    return Scripted({"error": {"message": message, "type": "invalid_request_error",
+                               "param": param, "code": code}}, status)
+
+
+def anthropic_error(message: str) -> Scripted:
+    return Scripted({"type": "error", "error": {"type": "invalid_request_error",
+                                                "message": message},
+                     "request_id": "req_fake"}, 400)
+
+
+class OpenAIReasoningModel:
+    """Reasons `reasoning` tokens before each answer (`hard` of them on every `hard_every`-th
+    call, more with a higher effort); `refused_efforts` are values it refuses outright."""
+
+    def __init__(self, reasoning: int = 600, hard: int = 0, hard_every: int = 5,
+                 refused_efforts: tuple[str, ...] = ()) -> None:
+        self.reasoning = reasoning
+        self.hard = hard
+        self.hard_every = hard_every
+        self.refused_efforts = refused_efforts
+        self.calls = 0
+        self.answered = 0
+
+    def wants(self, body: dict[str, Any]) -> int:
+        base = self.hard if self.hard and self.answered % self.hard_every == 0 else \
+            self.reasoning
+        return base * 2 if body.get("reasoning_effort") in ("high", "xhigh", "max") else base
+
+    def __call__(self, body: dict[str, Any]) -> Scripted:
+        self.calls += 1
+        if "temperature" in body and body["temperature"] != 1:
+            return openai_error(400, TEMPERATURE.format(value=body["temperature"]),
+                                "temperature", "unsupported_value")
+        if "max_tokens" in body:
+            return openai_error(400, MAX_TOKENS, "max_tokens", "unsupported_parameter")
+        if body.get("reasoning_effort") in self.refused_efforts:
+            return openai_error(400, EFFORT.format(value=body["reasoning_effort"]),
+                                "reasoning_effort", "unsupported_value")
+        limit = body.get("max_completion_tokens") or 100_000
+        wants = self.wants(body)
+        if limit < wants + ANSWER:  # still reasoning when the budget runs out
+            return self.reply("", "length", limit, limit)
+        self.answered += 1
+        move = json.dumps(pick(body["messages"]))
+        if "tools" in body:
+            return self.reply(None, "tool_calls", wants + ANSWER, wants, move)
+        return self.reply(move, "stop", wants + ANSWER, wants)
+
+    @staticmethod
+    def reply(content: str | None, finish: str, completion: int, reasoning: int,
+              tool_args: str | None = None) -> Scripted:
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if tool_args is not None:
+            message["tool_calls"] = [{"id": "call_1", "type": "function", "function": {
+                "name": "play_move", "arguments": tool_args}}]
+        return Scripted({
+            "id": "chatcmpl-r", "object": "chat.completion", "created": 0, "model": "r",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 1500, "completion_tokens": completion,
+                      "total_tokens": 1500 + completion,
+                      "prompt_tokens_details": {"cached_tokens": 1200},
+                      "completion_tokens_details": {"reasoning_tokens": reasoning}}})
+
+
+class AnthropicThinkingModel:
+    """Thinks when asked to (`thinking` enabled), or always (`always_thinks`: a model whose
+    thinking is on by default). While thinking it refuses what Anthropic refuses; it answers
+    with the move tool on even calls and with a JSON move in its text on odd ones."""
+
+    def __init__(self, thinks: int = 700, always_thinks: bool = False,
+                 fifth_generation: bool = False) -> None:
+        self.thinks = thinks
+        self.always_thinks = always_thinks
+        # Claude's 5th generation: adaptive thinking only (a budget is refused), and a forced
+        # tool or a temperature is refused whether it thinks or not
+        self.fifth_generation = fifth_generation
+        self.calls = 0
+        self.answered = 0
+
+    def __call__(self, body: dict[str, Any]) -> Scripted:
+        self.calls += 1
+        config = body.get("thinking") or {}
+        thinking = config.get("type") in ("enabled", "adaptive") or self.always_thinks
+        choice = (body.get("tool_choice") or {}).get("type")
+        if self.fifth_generation:
+            if config.get("type") == "enabled":
+                return anthropic_error(ADAPTIVE_ONLY)
+            if choice in ("tool", "any"):
+                return anthropic_error(FORCED_TOOL)
+            if "temperature" in body:
+                return anthropic_error(SAMPLING)
+        if thinking:
+            if choice in ("tool", "any"):
+                return anthropic_error(FORCED_TOOL)
+            if "temperature" in body and body["temperature"] != 1:
+                return anthropic_error(THINKING_TEMPERATURE)
+            if config.get("type") == "enabled" and body["max_tokens"] <= config["budget_tokens"]:
+                return anthropic_error(THINKING_MAX_TOKENS)
+        move = pick(body["messages"])
+        self.answered += 1
+        content: list[dict[str, Any]] = []
+        spent = 0
+        if thinking:
+            spent = self.thinks
+            content.append({"type": "thinking", "signature": "c2lnbmF0dXJl",
+                            "thinking": f"Thinking about {move['move']}: it is legal here."})
+        if "tools" in body and (not thinking or self.answered % 2 == 0):
+            content.append({"type": "tool_use", "id": "toolu_1", "name": "play_move",
+                            "input": move})
+            stop = "tool_use"
+        else:
+            content.append({"type": "text", "text": "I play:\n```json\n" + json.dumps(move)
+                            + "\n```"})
+            stop = "end_turn"
+        return Scripted({
+            "id": "msg_t", "type": "message", "role": "assistant", "model": "claude",
+            "content": content, "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 300, "output_tokens": spent + ANSWER,
+                      "cache_read_input_tokens": 1200, "cache_creation_input_tokens": 0,
+                      "output_tokens_details": {"thinking_tokens": spent}}})
