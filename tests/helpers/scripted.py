@@ -3,6 +3,8 @@ without a server."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from duel.agents.llm.providers import Reply
 
 
@@ -17,7 +19,7 @@ class ScriptedProvider:
         self.finish = finish
 
     async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
-                       temperature: float) -> Reply:
+                       temperature: float, schema: dict[str, Any] | None = None) -> Reply:
         text = self.texts.pop(0) if self.texts else ""
         return Reply(text, None, self.finish, 10, 5, 0)
 

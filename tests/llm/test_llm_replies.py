@@ -188,7 +188,7 @@ class StructuredProvider(ScriptedProvider):
         self.replies = replies
 
     async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
-                       temperature: float) -> Reply:
+                       temperature: float, schema: dict[str, Any] | None = None) -> Reply:
         if not self.replies:
             return Reply("", None, "stop")
         obj, finish, truncated = self.replies.pop(0)

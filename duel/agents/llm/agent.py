@@ -25,6 +25,7 @@ from tenacity.wait import wait_base
 
 from duel.agents.base import Decision, RandomAgent
 from duel.agents.llm import runner
+from duel.agents.llm.legal_schema import legal_move_schema
 from duel.agents.llm.prices import cost, price_table
 from duel.agents.llm.providers import Provider, Reply
 from duel.agents.llm.schema import last_json_object
@@ -51,6 +52,9 @@ UNPARSABLE = "UNPARSABLE"
 SCHEMA = "SCHEMA"
 ILLEGAL = "ILLEGAL"
 FALLBACKS = ("forfeit", "random", "rule")
+# What the structured output admits: any well-formed move, or exactly this turn's legal moves
+# (the grammar then decides legality, and first-try legality measures nothing about the model).
+CONSTRAINTS = ("shape", "legal")
 
 
 class WaitRetryAfter(wait_base):
@@ -75,7 +79,7 @@ class LLMAgent:
     def __init__(self, provider: Provider, variant: Variant, spec: str, temperature: float = 0.0,
                  max_attempts: int = 3, fallback: str = "random", max_tokens: int = 400,
                  transport_retries: int = 6, backoff: float = 1.0, concurrency: int = 8,
-                 endpoint: str = "") -> None:
+                 endpoint: str = "", constrain: str = "shape") -> None:
         if fallback not in FALLBACKS:
             raise ValueError(f"fallback must be one of {', '.join(FALLBACKS)}")
         if max_attempts < 1:
@@ -84,6 +88,8 @@ class LLMAgent:
             raise ValueError("max_tokens must be at least 1")
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        if constrain not in CONSTRAINTS:
+            raise ValueError(f"constrain must be one of {', '.join(CONSTRAINTS)}")
         if transport_retries < 0 or backoff < 0:
             raise ValueError("transport_retries and backoff must not be negative")
         self.prices = price_table()  # read once: a bad DUEL_PRICES file fails here, not mid-game
@@ -98,6 +104,7 @@ class LLMAgent:
         self.backoff = backoff
         self.concurrency = concurrency
         self.endpoint = endpoint or f"{provider.name}:{provider.model}"
+        self.constrain = constrain
 
     def choose(self, view: dict[str, Any], legal: Sequence[Move],
                rng: random.Random) -> Decision:
@@ -111,8 +118,9 @@ class LLMAgent:
         messages: list[dict[str, str]] = [
             {"role": "user", "content": self.variant.turn_message(view, priced)}]
         calls: list[dict[str, Any]] = []
+        schema = legal_move_schema(legal) if self.constrain == "legal" else None
         for attempt in range(1, self.max_attempts + 1):
-            reply, failure = await self._call(messages, attempt, calls)
+            reply, failure = await self._call(messages, attempt, calls, schema)
             if reply is None:
                 if failure == "config":
                     raise LLMConfigError(calls[-1]["error"])
@@ -130,7 +138,8 @@ class LLMAgent:
         return self._fallback(view, legal, rng, calls)
 
     async def _call(self, messages: list[dict[str, str]], attempt: int,
-                    calls: list[dict[str, Any]]) -> tuple[Reply | None, str]:
+                    calls: list[dict[str, Any]], schema: dict[str, Any] | None = None
+                    ) -> tuple[Reply | None, str]:
         """One attempt's call, retrying transport failures (each retry recorded, none of them
         using up an attempt). Returns the reply, or None and why there is none."""
         retrying = AsyncRetrying(
@@ -148,7 +157,7 @@ class LLMAgent:
                         async with sem:
                             reply = await self.provider.complete(
                                 self.variant.system, messages, self.max_tokens,
-                                self.temperature)
+                                self.temperature, schema=schema)
                     except TransportError as exc:
                         calls.append(self._record(attempt, TRANSPORT, None, start, str(exc)))
                         raise
@@ -236,7 +245,8 @@ class LLMAgent:
                  fallback: str | None) -> dict[str, Any]:
         return {"llm": {"calls": calls, "attempts": max((c["attempt"] for c in calls), default=0),
                         "legal_at_attempt": legal_at, "fallback": fallback,
-                        "variant": self.variant.name, "variant_hash": self.variant.hash}}
+                        "variant": self.variant.name, "variant_hash": self.variant.hash,
+                        "constrain": self.constrain}}
 
 
 def valid_moves(legal: list[Move]) -> list[str]:

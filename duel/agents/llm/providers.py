@@ -46,7 +46,7 @@ class Provider(Protocol):
     model: str
 
     async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
-                       temperature: float) -> Reply: ...
+                       temperature: float, schema: dict[str, Any] | None = None) -> Reply: ...
 
     async def close(self) -> None: ...
 
@@ -132,9 +132,9 @@ class OpenAIProvider:
         await self._client.close()
 
     async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
-                       temperature: float) -> Reply:
+                       temperature: float, schema: dict[str, Any] | None = None) -> Reply:
         kwargs: dict[str, Any] = {}
-        schema = structured_schema()
+        schema = schema or structured_schema()
         if self.mode == "json_schema":
             kwargs["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "move", "strict": True, "schema": schema}}
@@ -210,7 +210,7 @@ class AnthropicProvider:
         await self._client.close()
 
     async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
-                       temperature: float) -> Reply:
+                       temperature: float, schema: dict[str, Any] | None = None) -> Reply:
         extra: dict[str, Any] = {"temperature": temperature} if self._has_temperature else {}
         try:
             create: Any = self._client.messages.create
@@ -220,7 +220,7 @@ class AnthropicProvider:
                          "cache_control": {"type": "ephemeral"}}],
                 messages=messages,
                 tools=[{"name": TOOL_NAME, "description": TOOL_DESCRIPTION,
-                        "input_schema": structured_schema()}],
+                        "input_schema": schema or structured_schema()}],
                 tool_choice={"type": "tool", "name": TOOL_NAME})
         except Exception as exc:  # noqa: BLE001
             raise _classify(exc, self._sdk, self.name, self.model) from exc
