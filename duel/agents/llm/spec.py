@@ -10,7 +10,7 @@ from typing import Any
 from duel.agents.builtin import LLM
 from duel.agents.kinds import parse_params
 from duel.agents.llm.agent import LLMAgent
-from duel.agents.llm.local import LocalProvider
+from duel.agents.llm.local import LOCAL_DEFAULTS, LocalProvider
 from duel.agents.llm.providers import AnthropicProvider, OpenAIProvider
 from duel.errors import PromptError, SpecError
 from duel.prompts import get_variant
@@ -41,7 +41,10 @@ def parse_llm_spec(rest: str) -> LLMAgent:
                         f"{', '.join(PROVIDERS)} (e.g. llm:openai:gpt-4o-mini, "
                         "llm:compat:MODEL@http://127.0.0.1:8000/v1, llm:local)")
     params: dict[str, Any] = {k: p.default for k, p in LLM.params.items()}
-    params.update(parse_params(LLM, opts))
+    given = parse_params(LLM, opts)
+    if provider_name == "local":
+        params.update(LOCAL_DEFAULTS)  # the setting measured to play best per minute
+    params.update(given)
     try:
         variant = get_variant(params["prompt"])
     except PromptError as exc:
@@ -75,11 +78,19 @@ def parse_llm_spec(rest: str) -> LLMAgent:
             provider = OpenAIProvider("compat", model,
                                       os.environ.get("DUEL_COMPAT_API_KEY", "sk-none"), url,
                                       mode or "tool", timeout)
+        constrain = params["constrain"] or "shape"
+        if constrain == "legal" and (provider_name not in ("local", "compat")
+                                     or provider.mode not in ("json_object", "tool")):
+            # a grammar from the schema: OpenAI's strict mode and Anthropic's tools want an
+            # object at the root, not the anyOf of the legal moves
+            raise SpecError("llm: constrain=legal needs llm:local or llm:compat with mode "
+                            "json_object or tool")
         agent = LLMAgent(provider, variant, "llm:" + rest, params["temperature"],
                          params["max_attempts"], params["fallback"], params["max_tokens"],
                          params["transport_retries"], params["backoff"],
                          params["concurrency"],
-                         endpoint=_endpoint(provider_name, target, base_url))
+                         endpoint=_endpoint(provider_name, target, base_url),
+                         constrain=constrain)
     except ValueError as exc:
         if isinstance(exc, SpecError):
             raise
