@@ -357,6 +357,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         bench_strength(args.games, args.time, args.jobs, args.seed)
         return 0
+    if args.what == "local":
+        from duel.bench_local import bench_local
+
+        settings = dict(item.partition("=")[::2] for item in args.server_setting)
+        bench_local(args.variants.split(","), args.positions, args.seed,
+                    args.quality_iterations, settings, args.out)
+        return 0
     raise UsageError(f"unknown benchmark {args.what!r}")
 
 
@@ -570,7 +577,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("bench", help="benchmarks (figures, not tests)")
-    p.add_argument("what", choices=["engine", "mcts", "strength", "server", "dqn", "analyse"])
+    p.add_argument("what", choices=["engine", "mcts", "strength", "server", "dqn", "analyse",
+                                    "local"])
     p.add_argument("--clients", type=int, default=50, help="server: concurrent bots")
     p.add_argument("--seconds", type=float, default=6.0, help="engine, mcts: time per figure")
     p.add_argument("--spec", default="mcts", help="mcts, dqn: the agent spec to measure "
@@ -582,6 +590,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, default=None,
                    help="analyse: iterations per decision (default: the analyser's default)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--positions", type=int, default=20, help="local: positions per candidate")
+    p.add_argument("--variants", default="baseline,local,local+legal",
+                   help="local: candidates, a prompt variant each, +legal for output "
+                        "constrained to the legal moves, or default (llm:local as shipped)")
+    p.add_argument("--quality-iterations", type=int, default=2000,
+                   help="local: MCTS iterations that judge each position's moves (0: off)")
+    p.add_argument("--server-setting", action="append", default=[], metavar="KEY=VALUE",
+                   help="local: a llama-cpp-python server setting for every candidate")
+    p.add_argument("--out", default=None, help="local: append every decision to this JSONL")
     p.set_defaults(func=cmd_bench)
     return parser
 

@@ -38,6 +38,8 @@ LLM_PARAMS = {
     "transport_retries": Param(int, 6, "retries of a failed connection, 429 or 5xx"),
     "backoff": Param(float, 1.0, "first backoff in seconds (doubles each retry)"),
     "timeout": Param(float, 600.0, "seconds per call"),
+    "constrain": Param(str, "", "structured output admits shape (any well-formed move) or legal "
+                                "(only the turn's legal moves; llm:local's default, compat)"),
 }
 
 RANDOM = AgentKind("random", "uniform over the legal moves",

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from duel.agents import make_agent
+from duel.agents.llm.agent import LLMAgent
 from duel.agents.llm.local import PART_PACKAGES, LocalServer, assemble_model
 from duel.errors import LLMConfigError, SpecError
 
@@ -87,6 +88,8 @@ def test_the_server_starts_on_a_free_loopback_port_and_stops(tmp_path: Path) -> 
         assert cmd[cmd.index("--host") + 1] == "127.0.0.1"
         assert cmd[cmd.index("--port") + 1] == str(server.port)
         assert cmd[cmd.index("--model_alias") + 1] == "local"
+        # the logits of every prompt token are not kept: only logprobs would need them
+        assert cmd[cmd.index("--logits_all") + 1] == "false"
         proc = server.process
         assert proc is not None
     finally:
@@ -108,3 +111,37 @@ def test_local_spec_options() -> None:
         make_agent("llm:local,mode=json_schema")
     agent = make_agent("llm:local,max_attempts=2,fallback=rule")
     assert agent.provider.name == "local" and agent.provider.mode == "json_object"  # type: ignore[attr-defined]
+
+
+def test_the_local_seat_defaults_to_the_short_prompt_and_legal_output() -> None:
+    agent = make_agent("llm:local")
+    assert isinstance(agent, LLMAgent)
+    assert agent.variant.name == "local" and agent.constrain == "legal"
+    assert agent.provider.mode == "json_object"  # type: ignore[attr-defined]
+    assert (agent.max_attempts, agent.max_tokens, agent.fallback) == (3, 400, "random")
+    # each option the spec names overrides its default
+    other = make_agent("llm:local,prompt=baseline,constrain=shape")
+    assert isinstance(other, LLMAgent)
+    assert other.variant.name == "baseline" and other.constrain == "shape"
+    with pytest.raises(SpecError, match="constrain=legal needs llm:local or llm:compat"):
+        make_agent("llm:local,mode=text")
+    with pytest.raises(SpecError, match="constrain must be one of shape, legal"):
+        make_agent("llm:local,constrain=strict")
+
+
+def test_other_providers_keep_the_baseline_and_unconstrained_output(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    for spec in ("llm:openai:gpt-4o-mini", "llm:anthropic:claude-sonnet-4-5",
+                 "llm:compat:m@http://127.0.0.1:9/v1"):
+        agent = make_agent(spec)
+        assert isinstance(agent, LLMAgent)
+        assert agent.variant.name == "baseline" and agent.constrain == "shape", spec
+    compat = make_agent("llm:compat:m@http://127.0.0.1:9/v1,constrain=legal,prompt=local")
+    assert isinstance(compat, LLMAgent) and compat.constrain == "legal"
+    for spec in ("llm:openai:gpt-4o-mini,constrain=legal",
+                 "llm:anthropic:claude-sonnet-4-5,constrain=legal",
+                 "llm:compat:m@http://127.0.0.1:9/v1,constrain=legal,mode=text"):
+        with pytest.raises(SpecError, match="constrain=legal needs"):
+            make_agent(spec)

@@ -45,7 +45,7 @@ def test_every_variant_has_a_name_description_and_stable_hash() -> None:
     for name, v in table.items():
         assert v.name == name and v.description
         assert len(v.hash) == 16 and int(v.hash, 16) >= 0
-        again = Variant(v.name, v.description, v.system, v.legal_moves)
+        again = Variant(v.name, v.description, v.system, v.legal_moves, v.compact_state)
         assert again.hash == v.hash  # a function of the content only
     # different prompts, different hashes (null is the baseline under another name)
     distinct = {table[n].hash for n in ("baseline", "errata", "legal-moves", "compact")}

@@ -1,5 +1,6 @@
 """End to end with the real local model (llama.cpp server, real openai SDK). Slow: the first
-call processes the ~12k-token rules prompt on the CPU; later calls reuse the cached prefix."""
+call processes the rules prompt on the CPU (~12k tokens for the baseline, ~4k for `local`, the
+local seat's default); later calls reuse the cached prefix."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import pytest
 
 from duel.agents import make_agent
 from duel.agents.llm.local import MODEL_SHA256, LocalServer, assemble_model, sha256_file
+from duel.bench_local import positions
 from duel.engine import new_game
+from duel.engine.perspective import Perspective
 from duel.errors import LLMConfigError
 from duel.match import decide
+from duel.prompts import get_variant
 
 pytestmark = pytest.mark.slow
 
@@ -32,7 +36,7 @@ def test_a_checksum_mismatch_is_refused(tmp_path) -> None:  # type: ignore[no-un
 
 
 def test_local_model_decides_legal_moves_through_the_sdk() -> None:
-    agent = make_agent("llm:local,max_attempts=2,fallback=random")
+    agent = make_agent("llm:local,prompt=baseline,constrain=shape,max_attempts=2,fallback=random")
     state = new_game(7)
     rng = random.Random(0)
     try:
@@ -48,3 +52,27 @@ def test_local_model_decides_legal_moves_through_the_sdk() -> None:
     ok = [c for c in calls if c["category"] != "TRANSPORT"]
     assert ok, "the local server answered no call"
     assert all(c["input_tokens"] > 5000 for c in ok)  # the rules prompt was sent
+
+
+def test_the_local_prompt_fits_its_budget_in_the_models_own_tokens() -> None:
+    from llama_cpp import Llama
+
+    llm = Llama(model_path=str(assemble_model()), vocab_only=True, verbose=False)
+    count = len(llm.tokenize(get_variant("local").system.encode(), add_bos=False))
+    assert 3000 < count < 4000  # the baseline is ~10,900
+
+
+def test_the_default_local_seat_answers_legal_moves_at_the_first_try() -> None:
+    agent = make_agent("llm:local")
+    try:
+        for pos in positions(3):
+            seen = Perspective.to_move(pos.state)
+            legal = seen.moves_out(pos.state.legal_moves())
+            decision = agent.choose(seen.view(pos.state), legal, random.Random(0))
+            llm = decision.details["llm"]
+            assert llm["legal_at_attempt"] == 1 and decision.move in legal
+            (call,) = llm["calls"]
+            # the short rules and the one-line state were sent; the answer is a bare move
+            assert 3500 < call["input_tokens"] < 6000 and call["output_tokens"] < 40
+    finally:
+        LocalServer.shared().stop()

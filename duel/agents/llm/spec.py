@@ -13,7 +13,7 @@ from duel.agents.builtin import LLM
 from duel.agents.kinds import parse_params
 from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent
-from duel.agents.llm.local import LocalProvider
+from duel.agents.llm.local import LOCAL_DEFAULTS, LocalProvider
 from duel.agents.llm.models import (
     DEFAULT_MODELS,
     REASONING_EFFORTS,
@@ -139,7 +139,10 @@ def parse_llm_spec(rest: str) -> LLMAgent:
                         f"{', '.join(PROVIDERS)} (e.g. llm:openai:{DEFAULT_MODELS['openai']}, "
                         "llm:compat:MODEL@http://127.0.0.1:8000/v1, llm:local)")
     params: dict[str, Any] = {k: p.default for k, p in LLM.params.items()}
-    params.update(parse_params(LLM, opts))
+    given = parse_params(LLM, opts)
+    if provider_name == "local":
+        params.update(LOCAL_DEFAULTS)  # the setting measured to play best per minute
+    params.update(given)
     try:
         variant = get_variant(params["prompt"])
     except PromptError as exc:
@@ -149,13 +152,20 @@ def parse_llm_spec(rest: str) -> LLMAgent:
     try:
         provider = _provider(provider_name, target, params["mode"], base_url, params["timeout"])
         fam = family(provider.model, provider_name)
+        constrain = params["constrain"] or "shape"
+        if constrain == "legal" and (provider_name not in ("local", "compat")
+                                     or provider.mode not in ("json_object", "tool")):
+            # a grammar from the schema: OpenAI's strict mode and Anthropic's tools want an
+            # object at the root, not the anyOf of the legal moves
+            raise SpecError("llm: constrain=legal needs llm:local or llm:compat with mode "
+                            "json_object or tool")
         agent = LLMAgent(provider, variant, "llm:" + rest,
                          max_attempts=params["max_attempts"], fallback=params["fallback"],
                          transport_retries=params["transport_retries"],
                          backoff=params["backoff"], concurrency=params["concurrency"],
                          endpoint=_endpoint(provider_name, target, base_url),
                          settings=_settings(provider_defaults(provider), fam, params),
-                         model_reasons=fam is not None and fam.reasons)
+                         model_reasons=fam is not None and fam.reasons, constrain=constrain)
     except ValueError as exc:
         if isinstance(exc, SpecError):
             raise
