@@ -108,21 +108,33 @@ def reliability(forecasts: Sequence[Forecast], bins: int = BINS) -> list[Bin]:
     return table
 
 
-def _by_game(forecasts: Sequence[Forecast]) -> list[list[Forecast]]:
-    games: dict[int, list[Forecast]] = {}
+# A game's forecasts summed: (squared errors, forecasts, outcomes, squared outcomes), enough for
+# the Brier score and the base rate's on any resample of games.
+_Sums = tuple[float, int, float, float]
+
+
+def _by_game(forecasts: Sequence[Forecast]) -> list[_Sums]:
+    games: dict[int, list[float]] = {}
     for f in forecasts:
-        games.setdefault(f.game, []).append(f)
-    return list(games.values())
+        g = games.setdefault(f.game, [0.0, 0, 0.0, 0.0])
+        g[0] += (f.predicted - f.outcome) ** 2
+        g[1] += 1
+        g[2] += f.outcome
+        g[3] += f.outcome ** 2
+    return [(g[0], int(g[1]), g[2], g[3]) for g in games.values()]
 
 
-def _flat(units: Sequence[list[Forecast]]) -> list[Forecast]:
-    return [f for unit in units for f in unit]
+def _brier(units: Sequence[_Sums]) -> float:
+    return sum(u[0] for u in units) / sum(u[1] for u in units)
 
 
-def _skill(units: Sequence[list[Forecast]]) -> float:
-    flat = _flat(units)
-    reference = constant_brier(flat, base_rate(flat))
-    return 1 - brier(flat) / reference if reference > 0 else 0.0
+def _skill(units: Sequence[_Sums]) -> float:
+    """1 - Brier / the base rate's Brier; the latter is the outcomes' variance,
+    mean(o^2) - mean(o)^2."""
+    n = sum(u[1] for u in units)
+    rate = sum(u[2] for u in units) / n
+    reference = sum(u[3] for u in units) / n - rate * rate
+    return 1 - _brier(units) / reference if reference > 1e-12 else 0.0
 
 
 @dataclass(frozen=True)
@@ -154,18 +166,14 @@ def calibrate(forecasts: Sequence[Forecast], bins: int = BINS, resamples: int = 
     units = _by_game(forecasts)
     if not units:
         raise UsageError("no forecasts to score")
-
-    def score(sample: Sequence[list[Forecast]]) -> float:
-        return brier(_flat(sample))
-
     by_age = {}
     for age in sorted({f.age for f in forecasts}):
-        mine = [f for f in forecasts if f.age == age]
-        by_age[age] = (len(mine), brier(mine),
-                       bootstrap_stat_ci(_by_game(mine), score, resamples, seed))
+        mine = _by_game([f for f in forecasts if f.age == age])
+        by_age[age] = (sum(u[1] for u in mine), _brier(mine),
+                       bootstrap_stat_ci(mine, _brier, resamples, seed))
     rate = base_rate(forecasts)
-    return Calibration(len(forecasts), len(units), brier(forecasts),
-                       bootstrap_stat_ci(units, score, resamples, seed), rate,
+    return Calibration(len(forecasts), len(units), _brier(units),
+                       bootstrap_stat_ci(units, _brier, resamples, seed), rate,
                        constant_brier(forecasts, rate), constant_brier(forecasts, 0.5),
                        _skill(units), bootstrap_stat_ci(units, _skill, resamples, seed),
                        reliability(forecasts, bins), by_age)
