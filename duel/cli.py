@@ -627,7 +627,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ordering, stability: agent specs, best first (default "
                    "mcts:iterations=1000 rule random)")
     p.add_argument("--p1", default=None, help="efficiency: the first agent "
-                   "(default mcts:iterations=200)")
+                   "(default mcts:iterations=100)")
     p.add_argument("--p2", default=None, help="efficiency: the second agent (default rule)")
     p.add_argument("--win-games", type=int, default=400,
                    help="efficiency: games for the win rate (the analysed ones first)")
