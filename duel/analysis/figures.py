@@ -414,7 +414,8 @@ def efficiency(a: str = EFFICIENCY_PAIR[0], b: str = EFFICIENCY_PAIR[1], pairs: 
                resamples: int = 2000) -> Efficiency:
     """`pairs` seat-swapped pairs of `a` against `b` analysed (both seats), and `win_pairs`
     pairs (the analysed ones first: the same seeds give the same games) for the win rate alone,
-    which needs no analysis and so can afford many more games."""
+    which needs no analysis and so can afford many more games (a tournament, kept in
+    `folder`/win-rate)."""
     if pairs < 2 or win_pairs < 2:
         raise UsageError(f"efficiency needs at least 2 pairs of games, got {pairs} analysed "
                          f"and {win_pairs} for the win rate")
@@ -424,7 +425,8 @@ def efficiency(a: str = EFFICIENCY_PAIR[0], b: str = EFFICIENCY_PAIR[1], pairs: 
     games = seat_swapped(a, b, pairs, seed)
     with _workdir(folder) as work:
         analyses = analysed_games(games, work, settings, jobs, progress)
-    standings = run(a, b, 2 * max(win_pairs, pairs), seed=seed, jobs=jobs, progress=progress)
+        standings = run(a, b, 2 * max(win_pairs, pairs), seed=seed, jobs=jobs,
+                        out=str(work / "win-rate"), progress=progress)
     a_scores = [g.points(seat) for g, seat in zip(standings.games, standings.seats, strict=True)]
     a_of = [1 if g.p1 == a else 2 for g in games]
     same = [points(x, p) for x, p in zip(analyses, a_of, strict=True)]
