@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import random
+import sys
 import time
+from typing import TYPE_CHECKING
 
 from duel.engine import GameState, Seat, new_game
 from duel.engine.pricing import PriceBook
+
+if TYPE_CHECKING:
+    from duel.analysis.search import Settings
 
 
 def bench_engine(seconds: float = 5.0, seed: int = 0) -> dict[str, float]:
@@ -238,3 +243,133 @@ def bench_analyse(iterations: int | None, jobs: int, seed: int) -> None:
           f"{agree:.0%} of {len(diffs)} decisions (target: at least 90%); largest difference "
           f"{max(diffs, default=0.0):.3f}; median standard error of a loss (the played move "
           f"not the best) {_percentile(errors, 0.5):.3f}")
+
+
+def _settings(iterations: int | None, seed: int = 0) -> Settings:
+    from duel.analysis.search import DEFAULT_ITERATIONS, Settings
+
+    return Settings(iterations=iterations or DEFAULT_ITERATIONS, seed=seed)
+
+
+def _load() -> str:
+    import os
+
+    return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+
+
+def _ci(ci: tuple[float, float], digits: int = 4) -> str:
+    return f"{ci[0]:.{digits}f}-{ci[1]:.{digits}f}"
+
+
+def bench_calibration(games: int, plies: int, iterations: int | None, jobs: int, seed: int,
+                      out: str | None, plot: str | None) -> None:
+    """The analyser's win chance against the results (issue 15, "It is calibrated"): the
+    Brier score with a bootstrap CI over games, the trivial forecasters' scores and the
+    reliability table (markdown rows), and the reliability plot with `plot`."""
+    from duel.analysis import calibration
+    from duel.analysis.figures import CALIBRATION_PAIRINGS, calibration_forecasts
+
+    settings = _settings(iterations)
+    start = time.perf_counter()
+    forecasts = calibration_forecasts(games, plies, settings, jobs, seed, out,
+                                      progress=sys.stderr.isatty())
+    cal = calibration.calibrate(forecasts, seed=seed)
+    pairings = ", ".join(f"{a} v {b}" for a, b in CALIBRATION_PAIRINGS)
+    print(f"calibration: {cal.forecasts} forecasts from {cal.games} games (up to {plies} "
+          f"decisions per game, evenly spread with a random offset; the analyser at "
+          f"{settings.iterations} iterations per decision, seed {settings.seed}); games seeded "
+          f"from {seed}, seat-swapped, cycling through {pairings}; "
+          f"{time.perf_counter() - start:.0f} s with {jobs} jobs, {_load()}")
+    print(f"Brier score {cal.brier:.4f} (95% CI over games {_ci(cal.brier_ci)}); trivial "
+          f"forecasters: the base rate {cal.base_rate:.3f} scores {cal.base_rate_brier:.4f}, "
+          f"the constant 1/2 {cal.half_brier:.4f}; skill score against the base rate "
+          f"{cal.skill:.3f} (95% CI {_ci(cal.skill_ci, 3)})")
+    for age, (n, score, ci) in cal.by_age.items():
+        print(f"  Age {age}: n={n} Brier {score:.4f} (95% CI {_ci(ci)})")
+    print("| win chance | n | mean forecast | observed score rate (Wilson 95%) |")
+    print("|---|---|---|---|")
+    for b in cal.bins:
+        print(f"| {b.lo:.1f}-{b.hi:.1f} | {b.n} | {b.predicted:.3f} | {b.observed:.3f} "
+              f"({_ci(b.ci, 3)}){'' if b.calibrated else ' outside'} |")
+    print(f"{len(cal.bins) - len(cal.misses)} of {len(cal.bins)} bins hold their mean forecast "
+          f"inside the observed rate's 95% interval")
+    if plot:
+        title = (f"duel analyse: win chance vs result, {cal.forecasts} forecasts from "
+                 f"{cal.games} games, {settings.iterations} iterations")
+        print(f"reliability plot written to {calibration.plot(cal, plot, title)}")
+
+
+def bench_ordering(players: list[str], deals: int, iterations: int | None, jobs: int,
+                   seed: int, out: str | None) -> None:
+    """Mean loss per decision of known players on the same deals (issue 15, "It orders known
+    players"): a round robin, both seats analysed, CIs by bootstrap over deals."""
+    from duel.analysis.figures import ordering
+
+    settings = _settings(iterations)
+    start = time.perf_counter()
+    result = ordering(players, deals, seed, settings, jobs, out, progress=sys.stderr.isatty())
+    print(f"ordering: a round robin of {', '.join(players)} on {deals} deals (seeds {seed}-"
+          f"{seed + deals - 1}, seats swapped every other deal), both seats analysed at "
+          f"{settings.iterations} iterations, seed {settings.seed}; "
+          f"{time.perf_counter() - start:.0f} s with {jobs} jobs, {_load()}")
+    print("| player | games | decisions | mean loss per decision (95% CI over deals) | "
+          "blunders (loss >= 0.10) |")
+    print("|---|---|---|---|---|")
+    for p in result.players:
+        print(f"| `{p.spec}` | {p.games} | {p.decisions} | {p.mean_loss:.4f} ({_ci(p.ci)}) | "
+              f"{p.blunder_rate:.1%} |")
+    for g in result.gaps:
+        print(f"{g.worse} minus {g.better}: {g.diff:+.4f} (paired 95% CI over deals "
+              f"{g.ci[0]:+.4f} to {g.ci[1]:+.4f})")
+    print(f"the intervals are {'' if result.ordered else 'NOT '}ordered without overlap "
+          f"(target: {' < '.join(players)})")
+
+
+def bench_stability(players: list[str], deals: int, iterations: int | None, jobs: int,
+                    seed: int, out: str | None) -> None:
+    """Two analysis seeds on the same games, decision by decision (issue 15, "It is
+    stable")."""
+    from duel.analysis.figures import round_robin, stability
+
+    settings = _settings(iterations)
+    games = round_robin(players, deals, seed)
+    start = time.perf_counter()
+    s = stability(games, settings, jobs=jobs, folder=out, progress=sys.stderr.isatty())
+    print(f"stability: {s.games} games (a round robin of {', '.join(players)} on {deals} deals "
+          f"from seed {seed}), both seats analysed at {s.iterations} iterations with analysis "
+          f"seeds 0 and 1; {time.perf_counter() - start:.0f} s with {jobs} jobs, {_load()}")
+    print(f"the two seeds' losses agree within {s.tolerance} on {s.rate:.1%} of {s.decisions} "
+          f"decisions (Wilson 95% CI {_ci(s.ci, 3)}; target: at least 90%); the same best move "
+          f"in {s.same_best / max(1, s.decisions):.0%}; difference of a loss: 95th percentile "
+          f"{s.p95:.3f}, largest {s.largest:.3f}; of a seat's mean loss in a game: largest "
+          f"{s.seat_largest:.4f}")
+
+
+def bench_efficiency(a: str, b: str, games: int, win_games: int, iterations: int | None,
+                     jobs: int, seed: int, out: str | None) -> None:
+    """How many games separate two agents by win rate and by mean loss per decision (issue 15,
+    "It is more efficient than win rate")."""
+    from duel.analysis.efficiency import POWER
+    from duel.analysis.figures import efficiency, games_text
+
+    settings = _settings(iterations)
+    start = time.perf_counter()
+    e = efficiency(a, b, max(2, games // 2), max(2, win_games // 2), seed, settings, jobs, out,
+                   progress=sys.stderr.isatty())
+    print(f"efficiency: {a} against {b}, seat-swapped pairs of games from seed {seed}; "
+          f"{2 * e.loss.units} games analysed (both seats, {settings.iterations} iterations), "
+          f"{2 * e.win.units} games for the win rate; {time.perf_counter() - start:.0f} s with "
+          f"{jobs} jobs, {_load()}")
+    print(f"mean loss per decision: {a} {e.a_loss:.4f}, {b} {e.b_loss:.4f}")
+    print(f"games for a 95% CI to exclude no difference with probability {POWER:.0%} (normal "
+          f"approximation from the spread per pair; bootstrap CI of that number; the bootstrap's "
+          f"power at it):")
+    print("| metric (per seat-swapped pair) | pairs | mean (95% CI) | sd per pair | games needed "
+          "(95% CI) | bootstrap power there |")
+    print("|---|---|---|---|---|---|")
+    for label, s in ((f"{a}'s score rate, {2 * e.win.units} games", e.win),
+                     (f"{a}'s score rate, the {2 * e.win_same.units} analysed games", e.win_same),
+                     (f"{b}'s mean loss minus {a}'s", e.loss)):
+        print(f"| {label} | {s.units} | {s.mean:.4f} ({_ci(s.ci)}) | {s.sd:.4f} | "
+              f"{games_text(s.needed)} ({games_text(s.needed_ci[0])}-"
+              f"{games_text(s.needed_ci[1])}) | {s.power_at_needed:.0%} |")

@@ -316,6 +316,11 @@ def cmd_agents(args: argparse.Namespace) -> int:
     return 0
 
 
+def _games(args: argparse.Namespace, default: int) -> int:
+    """`duel bench --games`, whose default depends on the benchmark."""
+    return int(args.games) if args.games is not None else default
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "engine":
         from duel.bench import bench_engine
@@ -345,7 +350,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "dqn":
         from duel.bench import bench_dqn
 
-        bench_dqn(args.games, args.jobs, args.seed, args.spec if args.spec != "mcts" else "dqn")
+        bench_dqn(_games(args, 100), args.jobs, args.seed,
+                  args.spec if args.spec != "mcts" else "dqn")
         return 0
     if args.what == "analyse":
         from duel.bench import bench_analyse
@@ -355,7 +361,35 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "strength":
         from duel.bench import bench_strength
 
-        bench_strength(args.games, args.time, args.jobs, args.seed)
+        bench_strength(_games(args, 100), args.time, args.jobs, args.seed)
+        return 0
+    if args.what == "calibration":
+        from duel.bench import bench_calibration
+
+        bench_calibration(_games(args, 200), args.plies, args.iterations, args.jobs, args.seed,
+                          args.out, args.plot)
+        return 0
+    if args.what == "ordering":
+        from duel.analysis.figures import ORDERING_PLAYERS
+        from duel.bench import bench_ordering
+
+        bench_ordering(args.players or list(ORDERING_PLAYERS), args.deals or 50, args.iterations,
+                       args.jobs, args.seed, args.out)
+        return 0
+    if args.what == "stability":
+        from duel.analysis.figures import ORDERING_PLAYERS
+        from duel.bench import bench_stability
+
+        bench_stability(args.players or list(ORDERING_PLAYERS), args.deals or 2,
+                        args.iterations, args.jobs, args.seed, args.out)
+        return 0
+    if args.what == "efficiency":
+        from duel.analysis.figures import EFFICIENCY_PAIR
+        from duel.bench import bench_efficiency
+
+        bench_efficiency(args.p1 or EFFICIENCY_PAIR[0], args.p2 or EFFICIENCY_PAIR[1],
+                         _games(args, 40), args.win_games, args.iterations, args.jobs, args.seed,
+                         args.out)
         return 0
     if args.what == "local":
         from duel.bench_local import bench_local
@@ -578,17 +612,35 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="benchmarks (figures, not tests)")
     p.add_argument("what", choices=["engine", "mcts", "strength", "server", "dqn", "analyse",
-                                    "local"])
+                                    "calibration", "ordering", "stability", "efficiency", "local"])
     p.add_argument("--clients", type=int, default=50, help="server: concurrent bots")
     p.add_argument("--seconds", type=float, default=6.0, help="engine, mcts: time per figure")
     p.add_argument("--spec", default="mcts", help="mcts, dqn: the agent spec to measure "
                    "(dqn: default the shipped model)")
-    p.add_argument("--games", type=int, default=100, help="strength: games per pairing")
+    p.add_argument("--games", type=int, default=None,
+                   help="strength, dqn: games per pairing (default 100); calibration: games "
+                   "(200); efficiency: games analysed (40)")
     p.add_argument("--time", type=float, default=1.0, help="strength: MCTS seconds per move")
-    p.add_argument("--jobs", type=int, default=2, help="strength: parallel games; analyse: "
-                   "processes")
+    p.add_argument("--jobs", type=int, default=2, help="strength, calibration, ordering, "
+                   "stability, efficiency: parallel games; analyse: processes")
     p.add_argument("--iterations", type=int, default=None,
-                   help="analyse: iterations per decision (default: the analyser's default)")
+                   help="analyse, calibration, ordering, stability, efficiency: the analyser's "
+                   "iterations per decision (default: the analyser's default)")
+    p.add_argument("--plies", type=int, default=5, help="calibration: decisions per game")
+    p.add_argument("--plot", default=None, help="calibration: write the reliability plot (PNG)")
+    p.add_argument("--deals", type=int, default=None,
+                   help="ordering (default 50), stability (2): deals of the round robin")
+    p.add_argument("--players", nargs="+", default=None,
+                   help="ordering, stability: agent specs, best first (default "
+                   "mcts:iterations=1000 rule random)")
+    p.add_argument("--p1", default=None, help="efficiency: the first agent "
+                   "(default mcts:iterations=100)")
+    p.add_argument("--p2", default=None, help="efficiency: the second agent (default rule)")
+    p.add_argument("--win-games", type=int, default=400,
+                   help="efficiency: games for the win rate (the analysed ones first)")
+    p.add_argument("--out", default=None, help="calibration, ordering, stability, efficiency: "
+                   "keep the transcripts and analyses there (a run again reuses them); local: "
+                   "append every decision to this JSONL")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--positions", type=int, default=20, help="local: positions per candidate")
     p.add_argument("--variants", default="baseline,local,local+legal",
@@ -598,7 +650,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="local: MCTS iterations that judge each position's moves (0: off)")
     p.add_argument("--server-setting", action="append", default=[], metavar="KEY=VALUE",
                    help="local: a llama-cpp-python server setting for every candidate")
-    p.add_argument("--out", default=None, help="local: append every decision to this JSONL")
     p.set_defaults(func=cmd_bench)
     return parser
 

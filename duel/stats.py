@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -38,6 +42,23 @@ def bootstrap_ci(values: list[float], resamples: int = 2000, seed: int = 0,
                    for _ in range(resamples))
     lo = means[int((1 - level) / 2 * resamples)]
     hi = means[min(resamples - 1, int((1 + level) / 2 * resamples))]
+    return lo, hi
+
+
+def bootstrap_stat_ci(units: Sequence[T], stat: Callable[[Sequence[T]], float],
+                      resamples: int = 2000, seed: int = 0, level: float = 0.95
+                      ) -> tuple[float, float]:
+    """Percentile bootstrap CI of any statistic of `units` resampled whole: a unit (a game, a
+    deal) holds observations that are not independent of each other, so they are drawn
+    together. `stat` gets each resample (a list of units)."""
+    if not units:
+        return 0.0, 0.0
+    rng = random.Random(seed)
+    n = len(units)
+    values = sorted(stat([units[rng.randrange(n)] for _ in range(n)])
+                    for _ in range(resamples))
+    lo = values[int((1 - level) / 2 * resamples)]
+    hi = values[min(resamples - 1, int((1 + level) / 2 * resamples))]
     return lo, hi
 
 
