@@ -109,11 +109,12 @@ class Budget:
     """The money of one run: games of earlier runs, games of this run, games in flight.
     `limit` None keeps the accounts (the progress bar shows them) without stopping anything."""
 
-    def __init__(self, limit: float | None, folder: str = "") -> None:
+    def __init__(self, limit: float | None, folder: str = "", unit: str = "game") -> None:
         if limit is not None and not limit >= 0:
             raise UsageError(f"--budget-usd must be a number of dollars >= 0, got {limit}")
         self.limit = limit
         self.folder = folder
+        self.unit = unit  # what the run starts: "game", or "answer" in a position run
         self.earlier_usd = self.run_usd = 0.0
         self.earlier_games = self.run_games = 0
         self.unknown = 0  # games of unknown cost, without a budget
@@ -136,7 +137,7 @@ class Budget:
         """A finished game found in the folder, from an earlier run."""
         if game.usd is None:
             if self.limit is not None:
-                raise _no_price(game.unpriced, f"games of earlier runs in {self.folder}")
+                raise _no_price(game.unpriced, f"{self.unit}s of earlier runs in {self.folder}")
             self.unknown += 1
             return
         self.earlier_usd += game.usd
@@ -153,8 +154,8 @@ class Budget:
         g.in_flight -= 1
         if game.usd is None:
             if self.limit is not None:
-                raise _no_price(game.unpriced, "a game of this run recorded calls without a "
-                                "price")
+                raise _no_price(game.unpriced, f"a {self.unit} of this run recorded calls "
+                                "without a price")
             self.unknown += 1
             return
         self.run_usd += game.usd
@@ -201,9 +202,9 @@ class Budget:
         where = f"in {self.folder}" if self.folder else "resumed"
         parts = []
         if self.earlier_games:
-            parts.append(f"${self.earlier_usd:.4f} by {self.earlier_games} games of earlier runs "
-                         f"{where}")
-        parts.append(f"${self.run_usd:.4f} by {self.run_games} games of this run")
+            parts.append(f"${self.earlier_usd:.4f} by {self.earlier_games} {self.unit}s of "
+                         f"earlier runs {where}")
+        parts.append(f"${self.run_usd:.4f} by {self.run_games} {self.unit}s of this run")
         return f"spent ${self.spent:.4f} of the ${self.limit:.2f} budget ({', '.join(parts)})"
 
     def summary(self, done: int, total: int) -> str | None:
@@ -211,8 +212,8 @@ class Budget:
         if self.limit is None:
             return None
         if not self.stopped:
-            return f"Budget: {self._spent_line()}; {done} of {total} games done."
+            return f"Budget: {self._spent_line()}; {done} of {total} {self.unit}s done."
         expected = "unknown" if self.stopped_for is None else f"${self.stopped_for:.4f}"
-        return (f"Stopped for the budget: {self._spent_line()}; the next game was expected to "
-                f"cost {expected}; {done} of {total} games done. Run again with the same --out "
-                "and a larger --budget-usd to resume.")
+        return (f"Stopped for the budget: {self._spent_line()}; the next {self.unit} was expected "
+                f"to cost {expected}; {done} of {total} {self.unit}s done. Run again with the same "
+                "--out and a larger --budget-usd to resume.")

@@ -17,6 +17,9 @@ from duel.engine.perspective import Perspective
 from duel.errors import DuelError as _DuelError
 from duel.errors import TranscriptError, UsageError
 
+GRADE_OPPONENT = "mcts:iterations=300"
+GRADE_DEALS = 50
+
 
 def _dump(obj: Any) -> None:
     json.dump(obj, sys.stdout, indent=2)
@@ -209,16 +212,35 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if args.positions is not None:
+        from duel.suites.command import grade_positions
+
+        return grade_positions(args, variants)
     from duel import grading
     from duel.sequential import LOOK_EVERY
 
-    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if args.out is None:
+        raise UsageError("--out is required: the folder for the games and the report")
     if args.look_every is not None and not args.until_decided:
         raise UsageError("--look-every applies only with --until-decided")
-    outcome = grading.run(variants, args.model, args.opponent, args.deals, args.out,
-                          seed=args.seed, jobs=args.jobs, progress=not args.no_progress,
-                          budget_usd=args.budget_usd, until_decided=args.until_decided,
+    if args.analyse_iterations is not None and not args.analyse:
+        raise UsageError("--analyse-iterations applies only with --analyse")
+    settings = None
+    if args.analyse:
+        from duel.analysis.command import settings_of
+
+        settings = settings_of(args.analyse_iterations)  # bad values fail before play
+    deals = GRADE_DEALS if args.deals is None else args.deals
+    outcome = grading.run(variants, args.model, args.opponent or GRADE_OPPONENT, deals,
+                          args.out, seed=args.seed, jobs=args.jobs,
+                          progress=not args.no_progress, budget_usd=args.budget_usd,
+                          until_decided=args.until_decided,
                           look_every=args.look_every or LOOK_EVERY)
+    if settings is not None:
+        from duel.grading_quality import analyse_games
+
+        analyse_games(args.out, settings, args.jobs, progress=not args.no_progress)
     md, paths = grading.report(args.out, outcome)
     print(md)
     print("Written: " + ", ".join(str(p) for p in paths))
@@ -358,6 +380,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         bench_analyse(args.iterations, args.jobs, args.seed)
         return 0
+    if args.what == "positions":
+        from duel.suites.command import bench
+
+        return bench(args)
     if args.what == "strength":
         from duel.bench import bench_strength
 
@@ -524,13 +550,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-serve", action="store_true", help="only write the page")
     p.set_defaults(func=cmd_view)
 
-    p = sub.add_parser("grade", help="grade prompt variants on the same deals (resumable)")
+    p = sub.add_parser("grade", help="grade prompt variants on the same deals, or on the "
+                       "positions of a suite (resumable)")
     p.add_argument("--variants", default="baseline,errata,legal-moves",
                    help="comma-separated prompt variants (baseline and null are always added)")
     p.add_argument("--model", required=True, help="an llm: spec without prompt=")
-    p.add_argument("--opponent", default="mcts:iterations=300")
-    p.add_argument("--deals", type=int, default=50)
-    p.add_argument("--out", required=True, help="folder for games and the report")
+    p.add_argument("--positions", default=None, metavar="SUITE",
+                   help="ask the variants the positions of this suite (duel positions extract) "
+                   "instead of playing games; scored by the analyser's loss")
+    p.add_argument("--opponent", default=None,
+                   help=f"games: the opponent's agent spec (default {GRADE_OPPONENT})")
+    p.add_argument("--deals", type=int, default=None,
+                   help=f"games: deals played (default {GRADE_DEALS})")
+    p.add_argument("--out", default=None, help="folder for the games or answers and the report "
+                   "(required for games; with --positions default SUITE-grade beside it)")
     p.add_argument("--seed", type=int, default=0, help="first deal's seed")
     p.add_argument("--jobs", type=int, default=4, help="games played at once")
     p.add_argument("--no-progress", action="store_true")
@@ -542,7 +575,16 @@ def build_parser() -> argparse.ArgumentParser:
                    "the baseline (--deals is the maximum); the report says where and why")
     p.add_argument("--look-every", type=int, default=None, metavar="K",
                    help="with --until-decided: deals between looks (default 10)")
+    p.add_argument("--analyse", action="store_true",
+                   help="then grade the LLM's decisions in every game with the analyser "
+                   "(duel analyse): mean loss and blunder rate per variant in the report")
+    p.add_argument("--analyse-iterations", type=int, default=None, metavar="N",
+                   help="with --analyse: iterations per decision (default: duel analyse's)")
     p.set_defaults(func=cmd_grade)
+
+    from duel.suites.command import add_positions_parser
+
+    add_positions_parser(sub)
 
     p = sub.add_parser("ratings", help="Bradley-Terry ratings over transcript folders")
     p.add_argument("folders", nargs="+")
@@ -612,7 +654,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="benchmarks (figures, not tests)")
     p.add_argument("what", choices=["engine", "mcts", "strength", "server", "dqn", "analyse",
-                                    "calibration", "ordering", "stability", "efficiency", "local"])
+                                    "calibration", "ordering", "stability", "efficiency", "local",
+                                    "positions"])
     p.add_argument("--clients", type=int, default=50, help="server: concurrent bots")
     p.add_argument("--seconds", type=float, default=6.0, help="engine, mcts: time per figure")
     p.add_argument("--spec", default="mcts", help="mcts, dqn: the agent spec to measure "
@@ -634,13 +677,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ordering, stability: agent specs, best first (default "
                    "mcts:iterations=1000 rule random)")
     p.add_argument("--p1", default=None, help="efficiency: the first agent "
-                   "(default mcts:iterations=100)")
-    p.add_argument("--p2", default=None, help="efficiency: the second agent (default rule)")
+                   "(default mcts:iterations=100); positions: (mcts:iterations=200)")
+    p.add_argument("--p2", default=None, help="efficiency, positions: the second agent "
+                   "(default rule)")
     p.add_argument("--win-games", type=int, default=400,
                    help="efficiency: games for the win rate (the analysed ones first)")
     p.add_argument("--out", default=None, help="calibration, ordering, stability, efficiency: "
                    "keep the transcripts and analyses there (a run again reuses them); local: "
                    "append every decision to this JSONL")
+    p.add_argument("--suite", default=None, help="positions: the suite answered")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--positions", type=int, default=20, help="local: positions per candidate")
     p.add_argument("--variants", default="baseline,local,local+legal",

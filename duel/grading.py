@@ -7,20 +7,22 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from duel import grading_quality as quality
 from duel.agents.spec import make_agent
 from duel.budget import Budget, GameCost
 from duel.engine import Seat, new_game
 from duel.errors import SpecError, TranscriptError, UsageError
+from duel.grading_quality import SeatLosses, quality_row, seat_losses
 from duel.match import play_match
 from duel.prompts import get_variant
+from duel.report_plots import Bars, Chart, Paired, draw
 from duel.schedule import Gate, run_gated
 from duel.sequential import DIFFERENT, LOOK_EVERY, Design, Verdict, decide
 from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
@@ -265,6 +267,7 @@ class GameOutcome:
     margin: int  # LLM score minus opponent score
     totals: dict[str, Any] | None
     prompt_hash: str | None = None  # the variant's hash when the game was played
+    losses: SeatLosses | None = None  # the LLM seat's analysed decisions (duel.grading_quality)
 
 
 def outcomes(out: str) -> list[GameOutcome]:
@@ -276,7 +279,8 @@ def outcomes(out: str) -> list[GameOutcome]:
             continue  # unreadable: played again by the next run
         if t.footer is None:
             continue
-        rows.append(_outcome(path, t))
+        game = _outcome(path, t)
+        rows.append(replace(game, losses=seat_losses(path, game.seat)))
     return rows
 
 
@@ -301,6 +305,7 @@ def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[st
     for r in rows:
         by_variant.setdefault(r.variant, []).append(r)
     base_by_deal = _per_deal(by_variant.get(baseline, []))
+    analysed = any(r.losses is not None for r in rows)
     table = []
     for variant, games in by_variant.items():
         n = len(games)
@@ -325,10 +330,16 @@ def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[st
         row["diff_vs_baseline"] = mean(diffs)
         row["diff_ci_low"], row["diff_ci_high"] = bootstrap_ci(diffs)
         row["p_value"] = paired_permutation_p(diffs)
+        if analysed:
+            row.update(quality_row(_losses(games), _losses(by_variant.get(baseline, []))))
         table.append(row)
     order = {baseline: 0, NULL_VARIANT: 1}
     table.sort(key=lambda r: (order.get(r["variant"], 2), r["variant"]))
     return table
+
+
+def _losses(games: list[GameOutcome]) -> list[tuple[int, int, SeatLosses | None]]:
+    return [(g.seed, g.seat, g.losses) for g in games]
 
 
 def _per_deal(games: list[GameOutcome]) -> dict[int, float]:
@@ -376,72 +387,37 @@ def markdown(table: list[dict[str, Any]]) -> str:
 
 
 def to_csv(table: list[dict[str, Any]]) -> str:
+    """The table as CSV; the move-quality columns too when some game was analysed."""
+    analysed = any("analysed_games" in r for r in table)
+    return write_csv(table, COLUMNS + (quality.COLUMNS if analysed else []))
+
+
+def write_csv(table: list[dict[str, Any]], columns: list[str]) -> str:
+    """`columns` of every row of `table` as CSV (a missing or None value is an empty cell)."""
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=COLUMNS)
+    writer = csv.DictWriter(buf, fieldnames=columns)
     writer.writeheader()
     for r in table:
-        writer.writerow({k: r[k] for k in COLUMNS})
+        writer.writerow({k: r.get(k) for k in columns})
     return buf.getvalue()
 
 
+CHARTS: dict[str, Chart] = {
+    "win_rate.png": Bars("win_rate", "win_ci_low", "win_ci_high", "#4a7ab5",
+                         "win rate (95% CI)", "Win rate by prompt variant", (0, 1)),
+    "vs_baseline.png": Paired("diff_vs_baseline", "diff_ci_low", "diff_ci_high",
+                              "paired_deals", "p_value", "paired difference vs baseline",
+                              "Points per deal minus the baseline's\n"
+                              "(paired bootstrap 95% CI, permutation p)"),
+    "legality.png": None,
+}
+
+
 def plots(table: list[dict[str, Any]], out: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = [r["variant"] for r in table]
-    x = list(range(len(names)))
-
-    def chart(name: str, draw: Callable[[Any], None]) -> Path:
-        fig, ax = plt.subplots(figsize=(max(4, 1.3 * len(names)), 3.5))
-        draw(ax)
-        fig.tight_layout()
-        path = out / name
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        return path
-
-    def bars(ax: Any, key: str, low: str, high: str, color: str) -> None:
-        values = [r[key] for r in table]
-        ax.bar(names, values, capsize=4, color=color,
-               yerr=[[r[key] - r[low] for r in table], [r[high] - r[key] for r in table]])
-
-    def win_rate(ax: Any) -> None:
-        bars(ax, "win_rate", "win_ci_low", "win_ci_high", "#4a7ab5")
-        ax.set_ylim(0, 1)
-        ax.set_ylabel("win rate (95% CI)")
-        ax.set_title("Win rate by prompt variant")
-
-    def vs_baseline(ax: Any) -> None:
-        bars(ax, "diff_vs_baseline", "diff_ci_low", "diff_ci_high", "#b5704a")
-        ax.axhline(0, color="black", linewidth=0.8)
-        for i, r in enumerate(table):  # the permutation test's p-value over each bar
-            if r["paired_deals"]:
-                ax.annotate(f"p={r['p_value']:.3f}", (i, r["diff_ci_high"]), ha="center",
-                            va="bottom", fontsize=8, xytext=(0, 3), textcoords="offset points")
-        low = min([0.0, *(r["diff_ci_low"] for r in table)])
-        high = max([0.0, *(r["diff_ci_high"] for r in table)])
-        span = (high - low) or 1.0
-        ax.set_ylim(low - 0.1 * span, high + 0.2 * span)
-        ax.set_ylabel("paired difference vs baseline")
-        ax.set_title("Points per deal minus the baseline's\n"
-                     "(paired bootstrap 95% CI, permutation p)")
-
-    def legality(ax: Any) -> None:
-        ax.bar([i - 0.2 for i in x], [r["first_try_legal"] for r in table], width=0.4,
-               label="first try", color="#4a7ab5")
-        ax.bar([i + 0.2 for i in x], [r["legal_after_retries"] for r in table], width=0.4,
-               label="after retries", color="#7fb54a")
-        ax.set_xticks(x, names)
-        ax.set_ylim(0, 1.25)
-        ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
-        ax.set_ylabel("legal moves (share of LLM moves)")
-        ax.set_title("Legality by prompt variant")
-        ax.legend(loc="upper center", ncol=2, fontsize=8)
-
-    return [chart("win_rate.png", win_rate), chart("vs_baseline.png", vs_baseline),
-            chart("legality.png", legality)]
+    """The win rate, the paired difference and legality; with analysed games, the mean loss
+    and its paired difference too."""
+    shown = [r for r in table if r.get("analysed_games")]
+    return [*draw(table, out, CHARTS), *(draw(shown, out, quality.CHARTS) if shown else [])]
 
 
 def sequential_section(plan: Plan, rows: list[GameOutcome]) -> str:
@@ -489,6 +465,8 @@ def report(out: str, outcome: RunOutcome | None = None) -> tuple[str, list[Path]
     rows = outcomes(out)
     table = summarise(rows)
     md = markdown(table)
+    if any(r.get("analysed_games") for r in table):
+        md += quality.markdown(table, {r.losses.settings for r in rows if r.losses})
     if outcome is not None and outcome.plan is not None:
         md += sequential_section(outcome.plan, rows)
     if outcome is not None and outcome.notes:

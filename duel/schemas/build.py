@@ -1,8 +1,9 @@
 """Builds the published JSON Schemas from the engine's name tables.
 
 The committed files (``state.schema.json``, ``move.schema.json``, ``deal.schema.json``,
-``transcript.schema.json``, ``analysis.schema.json``) are the published form;
-``python -m duel.schemas.build`` rewrites them and a test checks they are current.
+``transcript.schema.json``, ``analysis.schema.json``, ``suite.schema.json``) are the
+published form; ``python -m duel.schemas.build`` rewrites them and a test checks they are
+current.
 """
 
 from __future__ import annotations
@@ -357,8 +358,72 @@ def analysis_schema() -> dict[str, Any]:
     }
 
 
+def suite_schema() -> dict[str, Any]:
+    """A position suite (duel.suites.suite; `duel positions extract`)."""
+    from duel.analysis.decision import KINDS
+
+    unit = {"type": "number", "minimum": 0, "maximum": 1}
+    count = {"type": "integer", "minimum": 0}
+    valued = {"type": "object", "required": ["move", "value", "se", "visits", "rounds"],
+              "additionalProperties": False,
+              "properties": {"move": move_schema(), "value": unit, "se": unit,
+                             "visits": count, "rounds": count}}
+    position = {
+        "type": "object",
+        "required": ["id", "source", "step", "age", "kind", "view", "legal", "values", "best",
+                     "gap", "analysis"],
+        "additionalProperties": False,
+        "properties": {
+            "id": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+            "source": {"type": "object", "required": ["transcript", "sha256", "ply", "player"],
+                       "additionalProperties": False,
+                       "properties": {"transcript": {"type": "string"},
+                                      "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                                      "ply": {"type": "integer", "minimum": 1},
+                                      "player": {"enum": [1, 2]}}},
+            "step": {"enum": list(STEP_NAMES)}, "kind": {"enum": list(KINDS)},
+            "age": {"enum": [1, 2, 3]},
+            "view": state_schema(),
+            "legal": {"type": "array", "items": move_schema(), "minItems": 2},
+            "values": {"type": "array", "items": valued, "minItems": 2},
+            "best": move_schema(), "gap": unit,
+            "analysis": {"type": "object", "required": ["iterations", "time", "seed", "root"],
+                         "properties": {"iterations": {"type": "integer", "minimum": 1},
+                                        "time": {"type": "number", "minimum": 0},
+                                        "seed": count, "root": {"type": "string"},
+                                        "ran": count}}}}
+    return {
+        "$schema": DRAFT,
+        "$id": "https://duel.dev/schemas/suite.schema.json",
+        "title": "A duel position suite (duel positions extract)",
+        "description": "Decisions from real games, each as the deciding seat saw it (view: the "
+                       "prompt's state in which that seat is player2), its legal moves in the "
+                       "engine's order for that view, and the analyser's value (the seat's "
+                       "expected score, win 1, draw 1/2, loss 0) of every legal move, ranked "
+                       "best first. id is the view's hash. A reader also checks every view "
+                       "against the engine's legal moves.",
+        "type": "object",
+        "required": ["type", "format_version", "duel_version", "rules_version", "selection",
+                     "positions"],
+        "properties": {
+            "type": {"const": "position-suite"},
+            "format_version": {"type": "integer", "minimum": 1},
+            "duel_version": {"type": "string"}, "rules_version": {"type": "string"},
+            "selection": {"type": "object",
+                          "required": ["min_gap", "per_kind", "seed", "transcripts",
+                                       "decisions", "over_gap"],
+                          "properties": {"min_gap": unit, "per_kind": {"type": "integer",
+                                                                       "minimum": 1},
+                                         "seed": count, "transcripts": count,
+                                         "decisions": count, "over_gap": count}},
+            "positions": {"type": "array", "items": position},
+        },
+    }
+
+
 SCHEMAS = {"state": state_schema, "move": move_schema, "deal": deal_schema,
-           "transcript": transcript_schema, "analysis": analysis_schema}
+           "transcript": transcript_schema, "analysis": analysis_schema,
+           "suite": suite_schema}
 
 
 def write_all() -> None:
