@@ -18,7 +18,10 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
 import statistics
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -151,6 +154,22 @@ def server_cpu_seconds(server: Any) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def reference_shares(pos_list: Sequence[Position], shares: Sequence[dict[Move, float]]) -> str:
+    """The mean MCTS share of a uniform random choice, of the rule-based agent, and of the
+    search's own pick: the scale a candidate's share is read on."""
+    from duel.agents.rule_based import RuleAgent
+
+    rule = []
+    for pos, share in zip(pos_list, shares, strict=True):
+        seen = Perspective.to_move(pos.state)
+        legal = seen.moves_out(pos.state.legal_moves())
+        move = RuleAgent().choose(seen.view(pos.state), legal, random.Random(pos.seed)).move
+        rule.append(share.get(move, 0.0))
+    uniform = statistics.fmean(1 / len(p.state.legal_moves()) for p in pos_list)
+    best = statistics.fmean(max(s.values()) for s in shares)
+    return f"random {uniform:.2f}, rule {statistics.fmean(rule):.2f}, MCTS itself {best:.2f}"
+
+
 def run_candidate(spec: str, pos_list: Sequence[Position], shares: Sequence[dict[Move, float]],
                   server_settings: dict[str, str] | None = None) -> Iterator[Result]:
     """Play each position once with `spec`, the server started fresh first."""
@@ -232,6 +251,10 @@ def load() -> str:
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
 
 
+def _exit(signum: int, frame: Any) -> None:
+    sys.exit(128 + signum)
+
+
 def bench_local(candidates: Sequence[str], n: int = 20, seed: int = 0,
                 quality_iterations: int = 2000, server_settings: dict[str, str] | None = None,
                 out: str | None = None, echo: Callable[[str], None] = print
@@ -244,8 +267,13 @@ def bench_local(candidates: Sequence[str], n: int = 20, seed: int = 0,
               for p in pos_list]
     echo(f"{n} positions ({', '.join(f'{k} {v}' for k, v in quotas(n).items() if v)}); "
          f"{load()}")
+    if quality_iterations:
+        echo(f"MCTS share of reference players: {reference_shares(pos_list, shares)}")
     rows = []
     sink = open(out, "a", encoding="utf-8") if out else None  # noqa: SIM115 - closed below
+    on_main = threading.current_thread() is threading.main_thread()
+    # a run stopped by `timeout` or kill unwinds, so that the model server is stopped too
+    previous = signal.signal(signal.SIGTERM, _exit) if on_main else None
     try:
         for name, spec in specs.items():
             echo(f"{name}: {spec}")
@@ -263,5 +291,7 @@ def bench_local(candidates: Sequence[str], n: int = 20, seed: int = 0,
     finally:
         if sink is not None:
             sink.close()
+        if on_main:
+            signal.signal(signal.SIGTERM, previous)
     echo(table(rows))
     return rows

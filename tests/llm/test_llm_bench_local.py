@@ -5,6 +5,7 @@ under a schema, answers what the schema admits."""
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,7 @@ def test_a_run_prints_the_table_and_records_every_decision(
     server.responder = schema_answer
     out = tmp_path / "decisions.jsonl"
     printed: list[str] = []
+    handler = signal.getsignal(signal.SIGTERM)
     rows = bench_local(["local+legal", "local"], n=7, quality_iterations=50,
                        server_settings={"flash_attn": "true"}, out=str(out), echo=printed.append)
     legal, free = rows
@@ -103,3 +105,5 @@ def test_a_run_prints_the_table_and_records_every_decision(
     assert printed[-1].splitlines()[2].startswith("| local+legal | 7 | 7/7 100% [65-100] |")
     assert "| local | 7 | 0/7 0% [0-35] | 0/7 0% [0-35] |" in printed[-1]
     assert "load average" in printed[0]
+    assert printed[1].startswith("MCTS share of reference players: random 0.")
+    assert signal.getsignal(signal.SIGTERM) is handler  # only the run itself exits on SIGTERM
