@@ -1,0 +1,153 @@
+"""A person plays whole games in Debian's Chromium by clicking, against `random`,
+`mcts:iterations=30` and an LLM seat (a fake OpenAI-compatible server): every move kind is
+clicked at least once, no console error shows, the page's ply, end and winner agree with the
+server, the running tally of points agrees with the engine's score at the end, and no token
+reaches any log line. Screenshots of a mid-game board and of finished games are saved under
+ARTIFACTS (printed)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from browser import ARTIFACTS, KINDS, Lines, chromium, open_page, play_by_clicking, served
+from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
+
+MID_PLY = 30  # a mid-game board (Age II) for the screenshot
+GAMES_VS_RANDOM = 8  # at most: seeds are tried in turn until every kind was clicked
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as b:
+        yield b
+
+
+def _random_legal(body: dict[str, Any]) -> Scripted:
+    """An LLM that answers with one of the turn's legal moves (the legal-moves prompt lists
+    them), picked at random, after a sentence of reasoning."""
+    last = body["messages"][-1]["content"]
+    block = last.split("Your legal moves are:\n", 1)[1].split("\n\n")[0]
+    moves = [line.split("  (costs")[0] for line in block.splitlines() if line.startswith("{")]
+    return openai_reply(content="The pyramid favours me here.",
+                        tool_args=random.Random(len(body["messages"]) + len(last)).choice(moves))
+
+
+def _new_game(url: str, opponent: str, seed: int, seat: int) -> tuple[str, str]:
+    seats = {"player1": "external", "player2": opponent}
+    if seat == 2:
+        seats = {"player1": opponent, "player2": "external"}
+    r = httpx.post(url + "/games", json={**seats, "seed": seed}, timeout=30)
+    assert r.status_code == 201, r.text
+    return r.json()["code"], r.json()["tokens"][str(seat)]
+
+
+def _play(browser: Any, url: str, opponent: str, seed: int, seat: int, clicked: Counter[str],
+          name: str, tokens: list[str]) -> dict[str, Any]:
+    """One whole game by clicking; checks the page against the server at the end."""
+    code, token = _new_game(url, opponent, seed, seat)
+    tokens.append(token)
+    page, errors = open_page(browser, f"{url}/games/{code}/play#token={token}")
+    shot = ARTIFACTS / f"{name}-mid.png"
+
+    def mid(page: Any, ply: int) -> None:
+        if ply >= MID_PLY and not shot.exists():
+            page.screenshot(path=str(shot), full_page=True)
+
+    try:
+        play_by_clicking(page, random.Random(seed), clicked, mid)
+        page.screenshot(path=str(ARTIFACTS / f"{name}-end.png"), full_page=True)
+        info = httpx.get(f"{url}/games/{code}/info", timeout=30).json()
+        assert info["over"], info
+        body = page.evaluate("({...document.body.dataset, over: document.body.hasAttribute("
+                             "'data-game-over')})")
+        assert body["over"] and body["winner"] == str(info["winner"]), (body, info)
+        assert body["ply"] == str(info["ply"]), (body, info)
+        # The running tally counts as the engine does: at the end it is the engine's score.
+        tally = page.evaluate("""(() => { const v = structuredClone(view);
+            const engine = [v.player1.score.TOTAL, v.player2.score.TOTAL];
+            v.player1.score = {}; v.player2.score = {};
+            return [engine, [Board.tally(v, "player1"), Board.tally(v, "player2")]]; })()""")
+        assert tally[0] == tally[1], tally
+        assert "Final score" in page.inner_text("#table")
+        assert not errors, errors
+        return dict(info)
+    finally:
+        page.close()
+
+
+def _no_token_logged(lines: Lines, tokens: list[str]) -> None:
+    assert sum("/events" in line for line in lines.lines) > 0, "the access log was not heard"
+    leaked = [line for line in lines.lines for t in tokens if t in line]
+    assert not leaked, leaked[:3]
+
+
+def test_a_person_plays_every_kind_of_move_against_random(browser: Any, db: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshots in {ARTIFACTS}")
+    clicked: Counter[str] = Counter()
+    tokens: list[str] = []
+    played = 0
+    with served(db) as (url, lines):
+        for seed in range(1, GAMES_VS_RANDOM + 1):
+            if all(clicked[k] for k in KINDS):
+                break
+            _play(browser, url, "random", seed, 1 + seed % 2, clicked, f"random-{seed}", tokens)
+            played += 1
+        _no_token_logged(lines, tokens)
+    print(f"{played} games against random; moves clicked: {dict(clicked)}")
+    missing = [k for k in KINDS if not clicked[k]]
+    assert not missing, f"never clicked in {played} games: {missing}"
+    assert (ARTIFACTS / "random-1-mid.png").stat().st_size > 10_000
+
+
+def test_a_person_plays_mcts(browser: Any, db: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    clicked: Counter[str] = Counter()
+    tokens: list[str] = []
+    with served(db) as (url, lines):
+        info = _play(browser, url, "mcts:iterations=30", 5, 2, clicked, "mcts", tokens)
+        # The search's statistics show once its moves are played, in true labels.
+        moves = [json.loads(line) for line in httpx.get(
+            f"{url}/games/{info['code']}/transcript", timeout=30).text.splitlines()]
+        assert any("top" in m.get("details", {}) for m in moves if m["type"] == "move")
+        _no_token_logged(lines, tokens)
+    assert clicked["CONSTRUCT_BUILDING"] + clicked["DISCARD"] > 5, clicked
+
+
+def test_a_person_plays_an_llm_seat(browser: Any, db: str,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("DUEL_COMPAT_API_KEY", "sk-fake")
+    clicked: Counter[str] = Counter()
+    tokens: list[str] = []
+    with FakeLLMServer(_random_legal) as llm:
+        agents = {"fakellm": f"llm:compat:m@{llm.url}/v1,prompt=legal-moves"}
+        with served(db, agents) as (url, lines):
+            code, token = _new_game(url, "fakellm", 4, 1)
+            tokens.append(token)
+            page, errors = open_page(browser, f"{url}/games/{code}/play#token={token}")
+            seen_reply = False
+
+            def details(page: Any, ply: int) -> None:
+                # After the LLM's move, the page shows its attempts and reply.
+                nonlocal seen_reply
+                text = page.inner_text("#thinking")
+                seen_reply = seen_reply or ("attempt 1: OK" in text
+                                            and "The pyramid favours me here." in text)
+
+            try:
+                play_by_clicking(page, random.Random(4), clicked, details)
+                page.screenshot(path=str(ARTIFACTS / "llm-end.png"), full_page=True)
+                assert page.evaluate("document.body.hasAttribute('data-game-over')")
+                assert not errors, errors
+            finally:
+                page.close()
+            assert seen_reply, "the LLM's reply never showed after its move"
+            _no_token_logged(lines, tokens)
+        assert llm.requests, "the LLM seat was never asked"
