@@ -67,7 +67,7 @@ const Board = (() => {
     const t = el(tag, "tile " + c.color);
     t.appendChild(costEl(c.coins, c.resources));
     t.appendChild(el("span", "name", c.name));
-    if (c.chainFrom) t.appendChild(el("span", "chain", "⛓ " + pretty(c.chainFrom)));
+    if (c.chainFrom) t.appendChild(el("span", "chain", "free via " + pretty(c.chainFrom)));
     t.appendChild(el("span", "eff", c.effects.join("; ")));
     t.title = cardTip(name);
     t.setAttribute("aria-label", c.name);
