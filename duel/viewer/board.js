@@ -46,7 +46,6 @@ const Board = (() => {
     let t = `${c.name} (${c.color}, Age ${c.age})\nCost: ${costText(c.coins, c.resources)}\n` +
       `Effect: ${c.effects.join("; ") || "none"}`;
     if (c.chainFrom) t += `\nFree if you own ${pretty(c.chainFrom)}`;
-    if (c.chainTo.length) t += `\nMakes free: ${c.chainTo.map(pretty).join(", ")}`;
     return t;
   }
   function wonderTip(name) {
