@@ -75,6 +75,10 @@ def _play(browser: Any, url: str, opponent: str, seed: int, seat: int, clicked: 
             return [engine, [Board.tally(v, "player1"), Board.tally(v, "player2")]]; })()""")
         assert tally[0] == tally[1], tally
         assert "Final score" in page.inner_text("#table")
+        # The page tells moves in true labels, whichever seat it plays (the seat's own view
+        # calls itself player 2).
+        public = httpx.get(f"{url}/games/{code}", timeout=30).json()["previousMove"]
+        assert page.inner_text("#log").strip().splitlines()[-1].endswith(public), public
         assert not errors, errors
         return dict(info)
     finally:
