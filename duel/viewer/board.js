@@ -336,7 +336,10 @@ const Board = (() => {
       for (const c of llm.calls || []) {
         const a = el("div", "attempt");
         a.appendChild(el("div", c.category === "OK" ? "cat-OK" : "cat-bad",
-          `attempt ${c.attempt}: ${c.category}${c.reason ? " — " + c.reason : ""}${c.error ? " — " + c.error : ""}`));
+          `attempt ${c.attempt}: ${c.category}${c.error ? " — " + c.error : ""}`));
+        a.appendChild(el("div", "muted", `${c.input_tokens ?? "?"} tokens in / ${c.output_tokens ?? "?"} out` +
+          (c.reasoning_tokens ? ` (${c.reasoning_tokens} reasoning)` : "") + (c.latency_s != null ? ` · ${c.latency_s} s` : "") +
+          (c.cost_usd != null ? ` · $${Number(c.cost_usd).toFixed(4)}` : "")));
         if (c.thinking) {
           const t = el("details", "thinking");
           t.appendChild(el("summary", "", `reasoning (${c.thinking.length} characters)`));

@@ -44,7 +44,8 @@ class Lines(logging.Handler):
 
 
 @contextmanager
-def served(db: str, agents: Mapping[str, str] | None = None) -> Iterator[tuple[str, Lines]]:
+def served(db: str, agents: Mapping[str, str] | None = None, admin_token: str | None = None
+           ) -> Iterator[tuple[str, Lines]]:
     """The app behind a real uvicorn on a free loopback port, and every line its loggers
     (the access log included) write."""
     lines = Lines()
@@ -52,7 +53,8 @@ def served(db: str, agents: Mapping[str, str] | None = None) -> Iterator[tuple[s
     levels = [lg.level for lg in loggers]
     for lg in loggers:
         lg.addHandler(lines)
-    config = uvicorn.Config(create_app(db, rate=1e6, burst=10**6, agents=agents),
+    config = uvicorn.Config(create_app(db, rate=1e6, burst=10**6, agents=agents,
+                                       admin_token=admin_token),
                             host="127.0.0.1", port=0, log_config=None, log_level="info",
                             access_log=True)
     server = uvicorn.Server(config)

@@ -119,7 +119,11 @@ def test_a_person_plays_mcts(browser: Any, db: str) -> None:
         # The search's statistics show once its moves are played, in true labels.
         moves = [json.loads(line) for line in httpx.get(
             f"{url}/games/{info['code']}/transcript", timeout=30).text.splitlines()]
-        assert any("top" in m.get("details", {}) for m in moves if m["type"] == "move")
+        searched = [m for m in moves if m["type"] == "move" and "top" in m["details"]]
+        assert searched
+        # In true labels: the move played is one of the top moves as the details name them.
+        for m in searched:
+            assert m["move"] in [t["move"] for t in m["details"]["top"]], m
         _no_token_logged(lines, tokens)
     assert clicked["CONSTRUCT_BUILDING"] + clicked["DISCARD"] > 5, clicked
 
