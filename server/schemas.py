@@ -83,6 +83,8 @@ class GameInfo(BaseModel):
     ply: int
     over: bool
     winner: int | Literal["draw"] | None = Field(description="1, 2 or \"draw\" once over")
+    victory: str | None = Field(default=None, description="how it was won (military, science, "
+                                                          "civilian, forfeit) once over")
     created: float
     you: int | None = Field(default=None, description="the caller's player number in true "
                                                       "labels (with a seat's token)")

@@ -66,7 +66,9 @@ def info(row: GameRow, game: LiveGame | None, you: int | None = None) -> GameInf
     if result is not None:
         winner = result.winner.player if result.winner is not None else "draw"
     return GameInfo(code=row.code, players={"1": row.seats[0], "2": row.seats[1]},
-                    ply=row.ply, over=row.over, winner=winner, created=row.created, you=you)
+                    ply=row.ply, over=row.over, winner=winner,
+                    victory=result.victory if result is not None else None,
+                    created=row.created, you=you)
 
 
 @router.get("", response_model=GamesOut, responses=ERRORS)

@@ -35,6 +35,7 @@ def test_games_lists_the_newest_first_with_results(client: TestClient) -> None:
     wait_until(lambda: live(client, first).over, WAIT, "the end")
     done = next(g for g in client.get("/games").json()["games"] if g["code"] == first)
     assert done["over"] and done["winner"] in (1, 2, "draw")
+    assert done["victory"] in ("military", "science", "civilian")
 
 
 def test_unavailable_moves_say_why_and_are_never_legal(client: TestClient) -> None:

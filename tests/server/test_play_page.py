@@ -75,6 +75,9 @@ def _play(browser: Any, url: str, opponent: str, seed: int, seat: int, clicked: 
             return [engine, [Board.tally(v, "player1"), Board.tally(v, "player2")]]; })()""")
         assert tally[0] == tally[1], tally
         assert "Final score" in page.inner_text("#table")
+        how = {"military": "by military supremacy", "science": "by scientific supremacy",
+               "civilian": "on points"}[info["victory"]]
+        page.wait_for_function(f"document.querySelector('#status').innerText.includes('{how}')")
         # The page tells moves in true labels, whichever seat it plays (the seat's own view
         # calls itself player 2).
         public = httpx.get(f"{url}/games/{code}", timeout=30).json()["previousMove"]
