@@ -28,14 +28,25 @@ def browser() -> Iterator[Any]:
         yield b
 
 
+REFUSED: set[str] = set()  # turn messages already answered with prose
+
+
 def _random_legal(body: dict[str, Any]) -> Scripted:
     """An LLM that answers with one of the turn's legal moves (the legal-moves prompt lists
-    them), picked at random, after a sentence of reasoning."""
-    last = body["messages"][-1]["content"]
-    block = last.split("Your legal moves are:\n", 1)[1].split("\n\n")[0]
+    them), picked at random, with a sentence of reasoning (returned as `reasoning_content`, as
+    vLLM and DeepSeek do) and a reply. A third of the turns it first answers prose without a
+    move, so the seat is asked again."""
+    turn = next(m["content"] for m in reversed(body["messages"])
+                if "Your legal moves are:" in str(m.get("content")))
+    rng = random.Random(len(body["messages"]) * 7919 + len(turn))
+    if body["messages"][-1]["content"] == turn and turn not in REFUSED and rng.random() < 0.3:
+        REFUSED.add(turn)
+        return openai_reply(content="I would rather build the Palace, I think.")
+    block = turn.split("Your legal moves are:\n", 1)[1].split("\n\n")[0]
     moves = [line.split("  (costs")[0] for line in block.splitlines() if line.startswith("{")]
-    return openai_reply(content="The pyramid favours me here.",
-                        tool_args=random.Random(len(body["messages"]) + len(last)).choice(moves))
+    reply = openai_reply(content="The pyramid favours me here.", tool_args=rng.choice(moves))
+    reply.body["choices"][0]["message"]["reasoning_content"] = "I weigh the chains of Age II."
+    return reply
 
 
 def _new_game(url: str, opponent: str, seed: int, seat: int) -> tuple[str, str]:
@@ -143,14 +154,19 @@ def test_a_person_plays_an_llm_seat(browser: Any, db: str,
             code, token = _new_game(url, "fakellm", 4, 1)
             tokens.append(token)
             page, errors = open_page(browser, f"{url}/games/{code}/play#token={token}")
-            seen_reply = False
+            seen: set[str] = set()
 
             def details(page: Any, ply: int) -> None:
-                # After the LLM's move, the page shows its attempts and reply.
-                nonlocal seen_reply
+                # After the LLM's move, the page shows its attempts, replies and reasoning.
                 text = page.inner_text("#thinking")
-                seen_reply = seen_reply or ("attempt 1: OK" in text
-                                            and "The pyramid favours me here." in text)
+                if "attempt 1: OK" in text and "The pyramid favours me here." in text:
+                    seen.add("reply")
+                if "reasoning (29 characters)" in text:
+                    seen.add("reasoning")
+                if "attempt 1: OK" not in text and "attempt 2: OK" in text:
+                    seen.add("refused, then asked again")
+                    first = text.split("attempt 1: ")[1].split("attempt 2")[0]
+                    assert " — " in first, first  # why it was refused
 
             try:
                 play_by_clicking(page, random.Random(4), clicked, details)
@@ -159,6 +175,6 @@ def test_a_person_plays_an_llm_seat(browser: Any, db: str,
                 assert not errors, errors
             finally:
                 page.close()
-            assert seen_reply, "the LLM's reply never showed after its move"
+            assert seen == {"reply", "reasoning", "refused, then asked again"}, seen
             _no_token_logged(lines, tokens)
         assert llm.requests, "the LLM seat was never asked"
