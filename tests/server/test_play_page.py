@@ -129,7 +129,7 @@ def test_a_person_plays_mcts(browser: Any, db: str) -> None:
     clicked: Counter[str] = Counter()
     tokens: list[str] = []
     with served(db) as (url, lines):
-        info = _play(browser, url, "mcts:iterations=30", 5, 2, clicked, "mcts", tokens)
+        info = _play(browser, url, "mcts:iterations=30", 1, 2, clicked, "mcts", tokens)
         # The search's statistics show once its moves are played, in true labels.
         moves = [json.loads(line) for line in httpx.get(
             f"{url}/games/{info['code']}/transcript", timeout=30).text.splitlines()]
@@ -138,6 +138,10 @@ def test_a_person_plays_mcts(browser: Any, db: str) -> None:
         # In true labels: the move played is one of the top moves as the details name them.
         for m in searched:
             assert m["move"] in [t["move"] for t in m["details"]["top"]], m
+        # The one move that names a seat: MCTS (truly player 1, player 2 in its own view)
+        # chose who starts an Age, and its statistics say so in true labels.
+        assert any(m["move"]["move"] == "CHOOSE_STARTING_PLAYER" for m in searched), \
+            "pick a seed where the MCTS seat chooses who starts an Age"
         _no_token_logged(lines, tokens)
     assert clicked["CONSTRUCT_BUILDING"] + clicked["DISCARD"] > 5, clicked
 
