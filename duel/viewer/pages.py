@@ -1,6 +1,7 @@
 """The pages `duel serve` shows people: the lobby (`/`) and the play page of a game
-(`/games/{code}/play`), each one self-contained HTML document with the shared board
-(board.css, board.js) and the card catalogue inlined: no CDN, no build step, nothing fetched
+(`/games/{code}/play`), each one self-contained HTML document (play.html and play.js,
+lobby.html and lobby.js) with the shared board (board.css, board.js) and the card catalogue
+inlined: no CDN, no build step, nothing fetched
 but the game's own REST endpoints."""
 
 from __future__ import annotations
@@ -27,18 +28,20 @@ def escape(text: str) -> str:
             .replace('"', "&quot;"))
 
 
-def with_board(page: str, data: dict[str, Any]) -> str:
-    """`page` with the board's CSS and JS and `data` (as the script's PAGE) put in."""
+def with_board(page: str, script: str, data: dict[str, Any]) -> str:
+    """`page` with the board's CSS and JS, the page's own `script` and `data` (as the script's
+    PAGE) put in."""
     return (page.replace("/*__BOARD_CSS__*/", asset("board.css"))
             .replace("/*__BOARD_JS__*/", asset("board.js"))
+            .replace("/*__PAGE_JS__*/", asset(script))
             .replace("/*__PAGE_DATA__*/null", script_safe(json.dumps(data))))
 
 
 def play_page(code: str) -> str:
     """The page of game `code` for a seat (its token in the URL fragment) or a spectator."""
     page = asset("play.html").replace("__CODE__", escape(code))
-    return with_board(page, {"code": code, "catalogue": catalogue()})
+    return with_board(page, "play.js", {"code": code, "catalogue": catalogue()})
 
 
 def lobby_page() -> str:
-    return with_board(asset("lobby.html"), {"catalogue": catalogue()})
+    return with_board(asset("lobby.html"), "lobby.js", {"catalogue": catalogue()})

@@ -1,0 +1,71 @@
+"use strict";
+// The lobby: the agents this server offers (GET /agents), a game against one (POST /games,
+// then its play page with the seat's token in the URL fragment), and the games to watch or
+// replay (GET /games). Nothing here that a bot could not do.
+const { el } = Board;
+let agents = [];
+async function json(path, options) {
+  const r = await fetch(path, options);
+  const body = await r.json().catch(() => null);
+  if (!r.ok) throw new Error(`${r.status}: ${body && body.detail ? (typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail)) : r.statusText}`);
+  return body;
+}
+function describe(a) {
+  const params = Object.entries(a.params || {}).map(([k, p]) => `${k} (${p.help}${p.max != null ? `, at most ${p.max}` : ""})`);
+  return `${a.help}${params.length ? " Parameters: " + params.join("; ") : ""}`;
+}
+function agentChanged() {
+  const a = agents.find((x) => x.name === document.getElementById("agent").value);
+  document.getElementById("agenthelp").textContent = a ? describe(a) : "";
+  document.getElementById("params").disabled = !a || !Object.keys(a.params || {}).length;
+  document.getElementById("adminbox").hidden = !(a && a.operator_only);
+}
+async function loadAgents() {
+  agents = (await json("/agents")).agents;
+  const sel = document.getElementById("agent");
+  sel.replaceChildren(...agents.map((a) => { const o = el("option", "", `${a.name}${a.name !== a.kind ? " (" + a.kind + ")" : ""}`); o.value = a.name; return o; }));
+  const mcts = agents.find((a) => a.name === "mcts");
+  if (mcts) { sel.value = "mcts"; document.getElementById("params").value = "time=1"; }
+  agentChanged();
+}
+async function loadGames() {
+  const body = document.getElementById("games");
+  const games = (await json("/games")).games;
+  body.replaceChildren(...games.map((g) => {
+    const tr = el("tr");
+    tr.appendChild(el("td", "", g.code));
+    tr.appendChild(el("td", "", g.players["1"]));
+    tr.appendChild(el("td", "", g.players["2"]));
+    tr.appendChild(el("td", "", g.ply));
+    tr.appendChild(el("td", "", g.over ? (g.winner === "draw" ? "shared victory" : g.winner ? `player ${g.winner} won` : "over") : "in play"));
+    const links = el("td");
+    const watch = el("a", "", g.over ? "replay" : "watch live");
+    watch.href = g.over ? `/games/${encodeURIComponent(g.code)}/view` : `/games/${encodeURIComponent(g.code)}/play`;
+    links.appendChild(watch);
+    tr.appendChild(links);
+    return tr;
+  }));
+  if (!games.length) body.appendChild(el("tr")).appendChild(el("td", "muted", "no games yet"));
+}
+document.getElementById("agent").addEventListener("change", agentChanged);
+document.getElementById("refresh").addEventListener("click", () => loadGames().catch((e) => { document.getElementById("msg").textContent = e.message; }));
+document.getElementById("create").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const name = document.getElementById("agent").value;
+  const params = document.getElementById("params").value.trim();
+  const spec = params && !document.getElementById("params").disabled ? `${name}:${params}` : name;
+  const seat = document.getElementById("seat").value;
+  const seed = document.getElementById("seed").value;
+  const body = { player1: seat === "1" ? "external" : spec, player2: seat === "1" ? spec : "external" };
+  if (seed !== "") body.seed = Number(seed);
+  const headers = { "Content-Type": "application/json" };
+  const admin = document.getElementById("admin").value;
+  if (admin && !document.getElementById("adminbox").hidden) headers.Authorization = "Bearer " + admin;
+  const msg = document.getElementById("msg");
+  msg.className = ""; msg.textContent = "starting…";
+  try {
+    const game = await json("/games", { method: "POST", headers, body: JSON.stringify(body) });
+    location.href = `/games/${encodeURIComponent(game.code)}/play#token=${encodeURIComponent(game.tokens[seat])}`;
+  } catch (e) { msg.className = "error"; msg.textContent = e.message; }
+});
+loadAgents().then(loadGames).catch((e) => { document.getElementById("msg").textContent = e.message; });
