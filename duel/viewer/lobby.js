@@ -1,7 +1,7 @@
 "use strict";
 // The lobby: the agents this server offers (GET /agents), a game against one (POST /games,
-// then its play page with the seat's token in the URL fragment), and the games to watch or
-// replay (GET /games). Nothing here that a bot could not do.
+// then its play page with the seat's token in the URL fragment) or between two of them (then
+// its page as a spectator's), and the games to watch or replay (GET /games). Nothing here that a bot could not do.
 const { el } = Board;
 let agents = [];
 async function json(path, options) {
@@ -14,18 +14,33 @@ function describe(a) {
   const params = Object.entries(a.params || {}).map(([k, p]) => `${k} (${p.help}${p.max != null ? `, at most ${p.max}` : ""})`);
   return `${a.help}${params.length ? " Parameters: " + params.join("; ") : ""}`;
 }
+// The agent of a select ("" for the opponent, "1" for player 1 when watching two agents).
+const chosen = (k) => agents.find((x) => x.name === document.getElementById("agent" + k).value);
+function specOf(k) {
+  const a = chosen(k), params = document.getElementById("params" + k);
+  return params.value.trim() && !params.disabled ? `${a.name}:${params.value.trim()}` : a.name;
+}
 function agentChanged() {
-  const a = agents.find((x) => x.name === document.getElementById("agent").value);
-  document.getElementById("agenthelp").textContent = a ? describe(a) : "";
-  document.getElementById("params").disabled = !a || !Object.keys(a.params || {}).length;
-  document.getElementById("adminbox").hidden = !(a && a.operator_only);
+  const watching = document.getElementById("seat").value === "watch";
+  document.getElementById("firstbox").hidden = !watching;
+  for (const k of watching ? ["", "1"] : [""]) {
+    const a = chosen(k);
+    document.getElementById("agenthelp" + k).textContent = a ? describe(a) : "";
+    document.getElementById("params" + k).disabled = !a || !Object.keys(a.params || {}).length;
+  }
+  if (!watching) document.getElementById("agenthelp1").textContent = "";
+  const restricted = chosen("") && chosen("").operator_only || watching && chosen("1") && chosen("1").operator_only;
+  document.getElementById("adminbox").hidden = !restricted;
+  document.querySelector("#create h2").textContent = watching ? "Watch a game" : "Play a game";
+  document.getElementById("againstword").textContent = watching ? "Player 2" : "Against";
 }
 async function loadAgents() {
   agents = (await json("/agents")).agents;
-  const sel = document.getElementById("agent");
-  sel.replaceChildren(...agents.map((a) => { const o = el("option", "", `${a.name}${a.name !== a.kind ? " (" + a.kind + ")" : ""}`); o.value = a.name; return o; }));
-  const mcts = agents.find((a) => a.name === "mcts");
-  if (mcts) { sel.value = "mcts"; document.getElementById("params").value = "time=1"; }
+  for (const k of ["", "1"]) {
+    const sel = document.getElementById("agent" + k);
+    sel.replaceChildren(...agents.map((a) => { const o = el("option", "", `${a.name}${a.name !== a.kind ? " (" + a.kind + ")" : ""}`); o.value = a.name; return o; }));
+    if (agents.find((a) => a.name === "mcts")) { sel.value = "mcts"; document.getElementById("params" + k).value = "time=1"; }
+  }
   agentChanged();
 }
 async function loadGames() {
@@ -47,16 +62,15 @@ async function loadGames() {
   }));
   if (!games.length) body.appendChild(el("tr")).appendChild(el("td", "muted", "no games yet"));
 }
-document.getElementById("agent").addEventListener("change", agentChanged);
+for (const id of ["agent", "agent1", "seat"]) document.getElementById(id).addEventListener("change", agentChanged);
 document.getElementById("refresh").addEventListener("click", () => loadGames().catch((e) => { document.getElementById("msg").textContent = e.message; }));
 document.getElementById("create").addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  const name = document.getElementById("agent").value;
-  const params = document.getElementById("params").value.trim();
-  const spec = params && !document.getElementById("params").disabled ? `${name}:${params}` : name;
+  const spec = specOf("");
   const seat = document.getElementById("seat").value;
   const seed = document.getElementById("seed").value;
-  const body = { player1: seat === "1" ? "external" : spec, player2: seat === "1" ? spec : "external" };
+  const body = seat === "watch" ? { player1: specOf("1"), player2: spec }
+    : { player1: seat === "1" ? "external" : spec, player2: seat === "1" ? spec : "external" };
   if (seed !== "") body.seed = Number(seed);
   const headers = { "Content-Type": "application/json" };
   const admin = document.getElementById("admin").value;
@@ -65,7 +79,8 @@ document.getElementById("create").addEventListener("submit", async (ev) => {
   msg.className = ""; msg.textContent = "starting…";
   try {
     const game = await json("/games", { method: "POST", headers, body: JSON.stringify(body) });
-    location.href = `/games/${encodeURIComponent(game.code)}/play#token=${encodeURIComponent(game.tokens[seat])}`;
+    const page = `/games/${encodeURIComponent(game.code)}/play`;
+    location.href = seat === "watch" ? page : `${page}#token=${encodeURIComponent(game.tokens[seat])}`;
   } catch (e) { msg.className = "error"; msg.textContent = e.message; }
 });
 loadAgents().then(loadGames).catch((e) => { document.getElementById("msg").textContent = e.message; });

@@ -1,6 +1,7 @@
 """The lobby in Chromium: a game created from its form opens the play page with the seat's token
-in the fragment, and the game is listed to watch live; an operator's agent asks for the
-operator's token, which goes in a header (never in an address or a log line)."""
+in the fragment, and the game is listed to watch live; a game between two agents opens as a
+spectator's page; an operator's agent asks for the operator's token, which goes in a header
+(never in an address or a log line)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,26 @@ def test_the_lobby_starts_a_game_and_lists_it(db: str) -> None:
         link.click()
         page.wait_for_function("document.body.dataset.ply !== undefined")
         assert "Spectating" in page.inner_text("#actions")
+        assert page.locator("[data-move]").count() == 0
+        assert not errors, errors
+
+
+def test_the_lobby_starts_a_game_between_two_agents_to_watch(db: str) -> None:
+    with served(db) as (url, _), chromium() as browser:
+        page, errors = open_page(browser, url + "/")
+        page.wait_for_function("document.querySelectorAll('#agent option').length > 3")
+        assert page.locator("#firstbox").is_hidden()
+        page.select_option("#seat", "watch")
+        assert page.locator("#firstbox").is_visible()
+        page.select_option("#agent1", "rule")
+        page.select_option("#agent", "random")
+        page.fill("#seed", "9")
+        page.click("#go")
+        page.wait_for_url("**/play")
+        assert "#" not in page.url  # no seat, no token
+        page.wait_for_function("document.body.hasAttribute('data-game-over')")
+        assert page.evaluate("document.body.dataset.winner") in ("1", "2", "draw")
+        assert "Player 1: rule vs Player 2: random" in page.inner_text("#title")
         assert page.locator("[data-move]").count() == 0
         assert not errors, errors
 
