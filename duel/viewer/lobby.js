@@ -49,8 +49,7 @@ async function loadGames() {
   body.replaceChildren(...games.map((g) => {
     const tr = el("tr");
     tr.appendChild(el("td", "", g.code));
-    tr.appendChild(el("td", "", g.players["1"]));
-    tr.appendChild(el("td", "", g.players["2"]));
+    for (const n of ["1", "2"]) tr.appendChild(el("td", "", g.players[n] === "external" ? "a person or bot" : g.players[n]));
     tr.appendChild(el("td", "", g.ply));
     tr.appendChild(el("td", "", g.over ? (g.winner === "draw" ? "shared victory" : g.winner ? `player ${g.winner} won` : "over") : "in play"));
     const links = el("td");
