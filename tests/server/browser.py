@@ -123,10 +123,25 @@ def wait_for_turn(page: Any) -> bool:
     return not page.evaluate("document.body.hasAttribute('data-game-over')")
 
 
+def legal_moves(url: str, code: str, token: str) -> set[str]:
+    """The seat's legal moves as the REST API gives them (canonical JSON, without prices)."""
+    import httpx
+
+    r = httpx.get(f"{url}/games/{code}/moves", headers={"Authorization": f"Bearer {token}"},
+                  timeout=30).json()
+    return {canonical({"move": m["move"], "moveData": m["moveData"]}) for m in r["moves"]}
+
+
+def canonical(move: Any) -> str:
+    return json.dumps(move, sort_keys=True)
+
+
 def play_by_clicking(page: Any, rng: random.Random, clicked: Counter[str],
-                     on_ply: Any = None) -> None:
+                     on_ply: Any = None, legal: Any = None) -> None:
     """Plays the page's seat to the end, clicking as a person does: a pyramid move is a click
-    on the card, then on the choice. `on_ply(page, ply)` is called before each move."""
+    on the card, then on the choice. `on_ply(page, ply)` is called before each move; with
+    `legal()` (the seat's legal moves, see `legal_moves`), the moves the page offers are
+    checked to be exactly those."""
     while wait_for_turn(page):
         ply = page.evaluate("document.body.dataset.ply")
         if on_ply is not None:
@@ -134,6 +149,8 @@ def play_by_clicking(page: Any, rng: random.Random, clicked: Counter[str],
         offered = page.eval_on_selector_all("[data-move]", "els => els.map(e => e.dataset.move)")
         moves = [json.loads(m) for m in offered]
         assert len(set(offered)) == len(offered), "a move offered twice"
+        if legal is not None:
+            assert {canonical(m) for m in moves} == legal(), f"ply {ply}: not the legal moves"
         i = choose(moves, rng)
         move = moves[i]
         if move["move"] in PILE:

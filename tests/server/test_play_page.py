@@ -1,5 +1,6 @@
 """A person plays whole games in Debian's Chromium by clicking, against `random`,
-`mcts:iterations=30` and an LLM seat (a fake OpenAI-compatible server): every move kind is
+`mcts:iterations=30` and an LLM seat (a fake OpenAI-compatible server): at every turn the
+moves the page offers (`data-move`) are exactly the REST API's legal moves, every move kind is
 clicked at least once, no console error shows, the page's ply, end and winner agree with the
 server, the running tally of points agrees with the engine's score at the end, and no token
 reaches any log line. Screenshots of a mid-game board and of finished games are saved under
@@ -15,7 +16,16 @@ from typing import Any
 
 import httpx
 import pytest
-from browser import ARTIFACTS, KINDS, Lines, chromium, open_page, play_by_clicking, served
+from browser import (
+    ARTIFACTS,
+    KINDS,
+    Lines,
+    chromium,
+    legal_moves,
+    open_page,
+    play_by_clicking,
+    served,
+)
 from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
 
 MID_PLY = 30  # a mid-game board (Age II) for the screenshot
@@ -71,7 +81,8 @@ def _play(browser: Any, url: str, opponent: str, seed: int, seat: int, clicked: 
             page.screenshot(path=str(shot), full_page=True)
 
     try:
-        play_by_clicking(page, random.Random(seed), clicked, mid)
+        play_by_clicking(page, random.Random(seed), clicked, mid,
+                         lambda: legal_moves(url, code, token))
         page.screenshot(path=str(ARTIFACTS / f"{name}-end.png"), full_page=True)
         info = httpx.get(f"{url}/games/{code}/info", timeout=30).json()
         assert info["over"], info
@@ -173,7 +184,8 @@ def test_a_person_plays_an_llm_seat(browser: Any, db: str,
                     assert " — " in first, first  # why it was refused
 
             try:
-                play_by_clicking(page, random.Random(4), clicked, details)
+                play_by_clicking(page, random.Random(4), clicked, details,
+                                 lambda: legal_moves(url, code, token))
                 page.screenshot(path=str(ARTIFACTS / "llm-end.png"), full_page=True)
                 assert page.evaluate("document.body.hasAttribute('data-game-over')")
                 assert not errors, errors
