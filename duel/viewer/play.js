@@ -102,7 +102,14 @@ async function arrive(n, v) {
   if (myTurn()) {
     try {
       const m = await call("/moves");
-      if (m.ply === ply) { moves = m; render(); }
+      if (m.ply === ply) {
+        moves = m; render();
+        // Keyboard play: your turn starts on your first choice (without scrolling to it).
+        if (!document.activeElement || document.activeElement === document.body) {
+          const first = document.querySelector("#table .tile.takeable, [data-move]");
+          if (first) first.focus({ preventScroll: true });
+        }
+      }
     } catch (e) { say(String(e.message || e)); }
   }
 }

@@ -33,6 +33,8 @@ def test_phone_width_and_keyboard_only(db: str) -> None:
         tabbed_to_a_card = False
         while keyed < KEYED_MOVES and wait_for_turn(page):
             _no_sideways_scroll(page)
+            # Each turn starts with the focus on a first choice: Enter goes on from there.
+            assert page.evaluate("document.activeElement.matches('.tile.takeable, [data-move]')")
             ply = page.evaluate("document.body.dataset.ply")
             kind = page.evaluate("JSON.parse(document.querySelector('[data-move]')"
                                  ".dataset.move).move")
