@@ -77,6 +77,7 @@ def create_game(url: str, seat: str, seat_number: int, seed: int | None) -> str:
 
 def play(spec: str, seed: int | None, seat_number: int, port: int, db: str | None,
          browser: bool) -> int:
+    from server.budget import check_budget
     from server.catalogue import Catalogue
     from server.connections import Server, server_config
     from server.main import create_app
@@ -84,6 +85,7 @@ def play(spec: str, seed: int | None, seat_number: int, port: int, db: str | Non
 
     seat, agents = opponent(spec.strip())
     Catalogue(agents).check()  # a typo or a missing key stops here, in one line
+    check_budget(spec.strip())  # so does a search over the server's caps
     db = db or str(Path(tempfile.mkdtemp(prefix="duel-play-")) / "games.sqlite")
     port = port or free_port()
     url = f"http://127.0.0.1:{port}"
@@ -91,11 +93,13 @@ def play(spec: str, seed: int | None, seat_number: int, port: int, db: str | Non
     app = create_app(db, limits=limits, agents=agents)
     server = Server(server_config(app, "127.0.0.1", port, "warning", limits), app)
 
+    failed: list[DuelError] = []
+
     def start() -> None:
         try:
             page = create_game(url, seat, seat_number, seed)
         except DuelError as exc:
-            print(f"error: {exc}", flush=True)
+            failed.append(exc)
             server.should_exit = True
             return
         print(f"Play at {page}\n(the lobby is {url}/ ; Ctrl-C stops the server)", flush=True)
@@ -104,4 +108,6 @@ def play(spec: str, seed: int | None, seat_number: int, port: int, db: str | Non
 
     threading.Thread(target=start, daemon=True).start()
     server.run()
+    if failed:
+        raise failed[0]  # the CLI says it in one line and exits 2
     return 0

@@ -69,3 +69,14 @@ def test_a_spec_the_catalogue_refuses_is_configured_by_name() -> None:
     assert seat_name("llm:openai:gpt-5-mini,reasoning_effort=low") == "llm-gpt-5-mini"
     assert seat_name("dqn:/models/x.onnx") == "dqn-x.onnx"
     assert seat_name("dqn") == "dqn"
+
+
+def test_a_search_over_the_caps_or_an_unknown_agent_stops_in_one_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from duel.cli import main
+
+    assert main(["play", "--vs", "mcts:time=100", "--no-browser"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("duel play: mcts budget too large") and "\n" not in err
+    assert main(["play", "--vs", "bogus", "--no-browser"]) == 2
+    assert "unknown agent" in capsys.readouterr().err
