@@ -331,6 +331,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    from duel.play import play
+
+    return play(args.vs, args.seed, args.seat, args.port, args.db, not args.no_browser)
+
+
 def cmd_agents(args: argparse.Namespace) -> int:
     from duel.agents.spec import describe_kinds
 
@@ -622,6 +628,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_arguments(p)
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("play", help="play against an agent in the browser (a local server on a "
+                       "free loopback port)")
+    p.add_argument("--vs", required=True, metavar="SPEC",
+                   help="the opponent: any agent spec, e.g. mcts:time=1, rule, "
+                   "llm:openai:gpt-5-mini")
+    p.add_argument("--seed", type=int, default=None, help="the deal's seed (default: random)")
+    p.add_argument("--seat", type=int, choices=(1, 2), default=1, help="your seat (default 1)")
+    p.add_argument("--port", type=int, default=0, help="default: a free one")
+    p.add_argument("--db", default=None, help="SQLite file for the games (default: a "
+                   "temporary one)")
+    p.add_argument("--no-browser", action="store_true", help="only print the page's address")
+    p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("agents", help="the agent specs and their parameters")
     p.set_defaults(func=cmd_agents)

@@ -1,6 +1,7 @@
 """A game's transcript, built by the one transcript writer's line functions: the server exports
-what `duel.transcripts.TranscriptWriter` writes for the same game. Before the game is over its
-agents' details (search statistics, LLM replies) are left out: they are the seats' own."""
+what `duel.transcripts.TranscriptWriter` writes for the same game. A move's details (search
+statistics, LLM replies and reasoning) are there once the move is played: nobody, player or
+spectator, sees an agent's thinking before its move, and everybody may after it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from duel.engine import SEATS, Deal
 from duel.errors import ConflictError
 from duel.transcripts import header_line, move_line, prompt_of, result_line
 from server.live import LiveGame
-from server.privacy import hide_details
 from server.store import Store
 
 
@@ -28,13 +28,11 @@ def header(game: LiveGame) -> dict[str, Any]:
 async def transcript_lines(game: LiveGame, store: Store, partial: bool = False
                            ) -> list[dict[str, Any]]:
     """The game's transcript lines; ConflictError before the game is over, unless `partial`
-    (then an unfinished game has no result line, and its moves no agent details)."""
+    (then an unfinished game has no result line)."""
     if not game.over and not partial:
         raise ConflictError("the transcript is ready once the game is over")
-    over = game.over  # read before the moves: a game that ends meanwhile stays hidden
     records = await asyncio.to_thread(store.moves, game.code)
-    moves = [move_line(r) for r in records]
-    lines = [header(game), *(moves if over else map(hide_details, moves))]
+    lines = [header(game), *(move_line(r) for r in records)]
     result = game.result
     if result is not None:
         lines.append(result_line(result, records))

@@ -194,6 +194,9 @@ class GameManager:
     def legal_for(self, game: LiveGame, seat: Seat) -> list[tuple[Move, int]]:
         return moves.legal_for(game, seat)
 
+    def unavailable_for(self, game: LiveGame, seat: Seat) -> list[tuple[Move, str, int | None]]:
+        return moves.unavailable_for(game, seat)
+
     async def submit(self, game: LiveGame, seat: Seat, move_json: Any, ply: int
                      ) -> tuple[int, dict[str, Any]]:
         """An external seat's move, in its labels, at `ply` (moves already played). Returns the
@@ -212,6 +215,12 @@ class GameManager:
     async def views(self, game: LiveGame, first: int, last: int, seat: Seat | None
                     ) -> list[tuple[int, dict[str, Any]]]:
         return await events.views(game, self.store, first, last, seat)
+
+    async def listing(self, most: int) -> list[tuple[GameRow, LiveGame | None]]:
+        """The newest `most` games' rows, newest first, each with its live game when it is in
+        memory (a finished game read back from the store only when asked for by code)."""
+        rows = (await asyncio.to_thread(self.store.games))[-most:]
+        return [(row, self.games.get(row.code)) for row in reversed(rows)]
 
     async def transcript(self, game: LiveGame, partial: bool = False) -> list[dict[str, Any]]:
         return await export.transcript_lines(game, self.store, partial)

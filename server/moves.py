@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 from duel.engine import Move, Perspective, Seat, seat_view
+from duel.engine.explain import unavailable
 from duel.errors import ConflictError, DuelError, IllegalMoveError, InvalidMoveError
 from duel.records import MoveRecord
 from server.live import LiveGame, to_move
@@ -33,6 +34,14 @@ def legal_for(game: LiveGame, seat: Seat) -> list[tuple[Move, int]]:
         return []
     seen = Perspective(seat)
     return [(seen.move_out(m), p) for m, p in game.state.priced_moves()]
+
+
+def unavailable_for(game: LiveGame, seat: Seat) -> list[tuple[Move, str, int | None]]:
+    """On the seat's turn, the pyramid's moves it cannot make now and why, in its labels."""
+    if game.over or to_move(game.state) is not seat:
+        return []
+    seen = Perspective(seat)
+    return [(seen.move_out(m), why, p) for m, why, p in unavailable(game.state)]
 
 
 async def apply_move(game: LiveGame, store: Store, seat: Seat, move: Move, ply: int,

@@ -1,6 +1,6 @@
 """What callers never see: the paths, URLs and remote replies behind an operator-configured
-agent's failure (the server's log has them), and an agent's details (search statistics, LLM
-replies and reasoning) before its game is over.
+agent's failure (the server's log has them). (An agent's details, search statistics and LLM
+replies, exist only once its move is played; they are public from then on: server/export.py.)
 
 A configured agent reaches callers wrapped in :class:`OperatorAgent`: it answers to its name, and
 whatever goes wrong inside it comes out as one line built from the error's class and duel's own
@@ -35,9 +35,6 @@ _PROVIDER_REASONS: tuple[tuple[type[ProviderError], str], ...] = (
     (TransportError, "the provider could not be reached or failed"),
     (ProviderError, "the provider gave no usable answer"),
 )
-
-# The move details everyone may see before the game is over: facts of the game itself.
-PUBLIC_DETAILS = ("forfeit", "timeout")
 
 
 def secrets_of(spec: str) -> list[str]:
@@ -136,11 +133,3 @@ class OperatorAgent:
             calls.append(call)
         return {**details, "llm": {**llm, "calls": calls}}
 
-
-def hide_details(line: dict[str, Any]) -> dict[str, Any]:
-    """A transcript's move line as anyone may see it before the game is over: the move, and of
-    its details only the facts of the game (a resignation, a clock that ran out)."""
-    details = line.get("details")
-    if line.get("type") != "move" or not isinstance(details, dict):
-        return line
-    return {**line, "details": {k: v for k, v in details.items() if k in PUBLIC_DETAILS}}

@@ -57,10 +57,41 @@ class PricedMove(BaseModel):
     price: int
 
 
+class RefusedMove(BaseModel):
+    move: str
+    moveData: dict[str, Any]
+    reason: str = Field(description='why it cannot be made now, e.g. "covered by 11 and 12", '
+                                    '"costs 9 coins, you have 4"')
+    price: int | None = Field(description="its price in coins, when it has one")
+
+
 class MovesOut(BaseModel):
     ply: int
     yourTurn: bool
     moves: list[PricedMove]
+    unavailable: list[RefusedMove] = Field(
+        default_factory=list,
+        description="on your turn, in step PLAY_CARD: the pyramid's moves you cannot make now, "
+                    "with why (a covered card once, as CONSTRUCT_BUILDING)")
+
+
+class GameInfo(BaseModel):
+    code: str
+    players: dict[str, str] = Field(description='each seat\'s agent by player number ("1", '
+                                                '"2"): "external", a built-in spec or a '
+                                                "configured agent's name")
+    ply: int
+    over: bool
+    winner: int | Literal["draw"] | None = Field(description="1, 2 or \"draw\" once over")
+    victory: str | None = Field(default=None, description="how it was won (military, science, "
+                                                          "civilian, forfeit) once over")
+    created: float
+    you: int | None = Field(default=None, description="the caller's player number in true "
+                                                      "labels (with a seat's token)")
+
+
+class GamesOut(BaseModel):
+    games: list[GameInfo]
 
 
 class MoveAccepted(BaseModel):

@@ -86,3 +86,46 @@ def why_illegal(state: GameState, move: Move) -> str:
         return (f"{move.card_name} is not in discardedCards "
                 f"{[CARDS[c].name for c in state.discard]}")
     return f"{move} is not legal in step {step}"
+
+
+def _listed(slots: list[int]) -> str:
+    return " and ".join(str(s) for s in slots) if len(slots) <= 2 else \
+        ", ".join(str(s) for s in slots[:-1]) + f" and {slots[-1]}"
+
+
+def unavailable(state: GameState) -> list[tuple[Move, str, int | None]]:
+    """The pyramid's moves the player to move cannot make now, each with why (in words to that
+    player: "covered by 11 and 12", "costs 9 coins, you have 4") and its price when it has one:
+    a covered card once (as CONSTRUCT_BUILDING), an uncovered card's building and each of the
+    player's wonders it cannot build. Only in step PLAY_CARD; the legal moves say what can be
+    done, this says why the rest cannot."""
+    if state.step != STEP_NAMES.index("PLAY_CARD"):
+        return []
+    seat = state.current
+    p = state.players[seat]
+    legal = set(state.legal_moves())
+    out: list[tuple[Move, str, int | None]] = []
+    for slot, card in enumerate(state.pyramid):
+        if card < 0:
+            continue
+        if not (state.accessible >> slot) & 1:
+            covering = [s for s in COVERED_BY[state.age - 1][slot] if state.pyramid[s] >= 0]
+            out.append((Move(CONSTRUCT_BUILDING, card_index=slot),
+                        f"covered by {_listed(covering)}", None))
+            continue
+        build = Move(CONSTRUCT_BUILDING, card_index=slot)
+        if build not in legal:
+            price = state.card_price(seat, card)
+            out.append((build, f"costs {price} coins, you have {p.coins}", price))
+        for i, w in enumerate(p.wonders):
+            move = Move(CONSTRUCT_WONDER, card_index=slot, wonder=WONDERS[w].name)
+            if move in legal:
+                continue
+            if p.wonder_age[i]:
+                out.append((move, "already built", None))
+            elif state.wonders_built >= 7:
+                out.append((move, "seven wonders are built already", None))
+            else:
+                price = state.wonder_price(seat, w)
+                out.append((move, f"costs {price} coins, you have {p.coins}", price))
+    return out

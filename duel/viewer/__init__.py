@@ -4,7 +4,8 @@
 embeds them in the page, with the move-quality analysis when one is given (the win-chance curve
 under the board, blunders and mistakes marked in the move list, the analyser's move beside the
 move played). `duel view FILE` writes the page and serves it; the server shows the
-same page at `/games/{code}/view`.
+same page at `/games/{code}/view`. The board is the play page's (board.css, board.js, the card
+catalogue), inlined: the page stays one self-contained file.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import json
 from importlib import resources
 from typing import Any
 
-from duel.engine import CARDS, seat_view
-from duel.engine.data import COLOR_NAMES
+from duel.engine import seat_view
 from duel.narrate import describe
 from duel.transcripts import Transcript, initial_state, is_forfeit, replay
+from duel.viewer.catalogue import catalogue
+from duel.viewer.pages import asset
 
 
 def frames(t: Transcript) -> list[dict[str, Any]]:
@@ -63,13 +65,16 @@ def render(t: Transcript, title: str = "duel game",
         "players": {k: v.get("spec") for k, v in t.header.get("players", {}).items()},
         "frames": frames(t),
         "result": t.footer,
-        "colors": {c.name: COLOR_NAMES[c.color].lower() for c in CARDS},
         "analysis": analysis_data(analysis) if analysis is not None else None,
+        "catalogue": catalogue(),
     }
     page = resources.files(__package__).joinpath("viewer.html").read_text()
     payload = _script_safe(json.dumps(data))
-    # The title first: a model's text in the payload may say "__TITLE__" too.
-    return page.replace("__TITLE__", _escape(title)).replace("/*__GAME_DATA__*/null", payload)
+    # The title and the board first: a model's text in the payload may say "__TITLE__" too.
+    page = page.replace("__TITLE__", _escape(title))
+    page = page.replace("/*__BOARD_CSS__*/", asset("board.css"))
+    page = page.replace("/*__BOARD_JS__*/", asset("board.js"))
+    return page.replace("/*__GAME_DATA__*/null", payload)
 
 
 def _escape(text: str) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from sse_starlette.sse import EventSourceResponse
 
@@ -17,16 +17,21 @@ from duel.transcripts import render_line
 from server.catalogue import EXTERNAL
 from server.deps import Address, CallerSeat, Game, HeaderToken, Manager, Viewer
 from server.errors import ERRORS
+from server.live import LiveGame
 from server.moves import malformed
 from server.schemas import (
     GameCreate,
     GameCreated,
+    GameInfo,
+    GamesOut,
     MoveAccepted,
     MoveIn,
     MovesOut,
     PricedMove,
+    RefusedMove,
     StateJSON,
 )
+from server.store import GameRow
 
 router = APIRouter(prefix="/games", tags=["games"])
 
@@ -51,6 +56,35 @@ async def create_game(body: GameCreate, m: Manager, address: Address,
     return GameCreated(code=game.code, tokens=tokens, state=game.view_for(None))
 
 
+LISTED = 100  # games listed by GET /games, the newest first
+
+
+def info(row: GameRow, game: LiveGame | None, you: int | None = None) -> GameInfo:
+    """A game's public facts; its winner when it is in memory (`game`)."""
+    result = game.result if game is not None else None
+    winner: int | Literal["draw"] | None = None
+    if result is not None:
+        winner = result.winner.player if result.winner is not None else "draw"
+    return GameInfo(code=row.code, players={"1": row.seats[0], "2": row.seats[1]},
+                    ply=row.ply, over=row.over, winner=winner,
+                    victory=result.victory if result is not None else None,
+                    created=row.created, you=you)
+
+
+@router.get("", response_model=GamesOut, responses=ERRORS)
+async def list_games(m: Manager) -> GamesOut:
+    """The newest games (at most 100), running and finished, for anyone to spectate or replay:
+    each seat's agent, the ply, and the winner of a finished game still in memory."""
+    return GamesOut(games=[info(row, game) for row, game in await m.listing(LISTED)])
+
+
+@router.get("/{code}/info", response_model=GameInfo, responses=ERRORS)
+async def game_info(code: str, game: Game, seat: Viewer) -> GameInfo:
+    """Who plays (each seat's agent), the ply, whether it is over and who won; with a seat's
+    token, `you` is that seat's player number in true labels."""
+    return info(game.row, game, seat.player if seat is not None else None)
+
+
 @router.get("/{code}", response_model=StateJSON, responses=ERRORS)
 async def get_state(code: str, game: Game, seat: Viewer) -> dict[str, Any]:
     """The prompt's JSON state: as the caller's seat sees it (the seat is player2), or the public
@@ -62,8 +96,11 @@ async def get_state(code: str, game: Game, seat: Viewer) -> dict[str, Any]:
 async def get_moves(code: str, game: Game, seat: CallerSeat, m: Manager) -> MovesOut:
     """The caller's legal moves with their prices (empty when it is not the caller's turn)."""
     legal = m.legal_for(game, seat)
+    refused = m.unavailable_for(game, seat) if legal else []
     return MovesOut(ply=game.state.ply, yourTurn=bool(legal),
-                    moves=[PricedMove(**mv.to_json(), price=p) for mv, p in legal])
+                    moves=[PricedMove(**mv.to_json(), price=p) for mv, p in legal],
+                    unavailable=[RefusedMove(**mv.to_json(), reason=why, price=p)
+                                 for mv, why, p in refused])
 
 
 @router.post("/{code}/moves", response_model=MoveAccepted, responses=ERRORS)
@@ -128,10 +165,17 @@ async def events(code: str, request: Request, game: Game, seat: Viewer, m: Manag
 
 @router.get("/{code}/transcript", response_class=Response,
             responses=_ok_as("application/x-ndjson", "the transcript, one JSON object a line"))
-async def transcript(code: str, game: Game, m: Manager) -> PlainTextResponse:
+async def transcript(code: str, game: Game, m: Manager,
+                     partial: Annotated[bool, Query(description="the moves so far of a game "
+                                                    "not over (no result line)")] = False,
+                     since: Annotated[int, Query(ge=0, description="only the moves from this "
+                                                 "ply on (the header always)")] = 0
+                     ) -> PlainTextResponse:
     """The game's transcript (JSON lines, the match runner's format) once it is over (409
-    before)."""
-    lines = await m.transcript(game)
+    before, unless `partial`). A move's details (search statistics, an LLM's replies and
+    reasoning) are there once it is played."""
+    lines = await m.transcript(game, partial=partial)
+    lines = [ln for ln in lines if ln["type"] != "move" or ln["ply"] >= since]
     return PlainTextResponse("".join(render_line(line) for line in lines),
                              media_type="application/x-ndjson")
 

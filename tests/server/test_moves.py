@@ -112,7 +112,7 @@ def test_out_of_turn_stale_and_replayed_moves(client: TestClient) -> None:
     assert live(client, code).state.ply == 1
     # Out of turn: seat 1 again with the right ply.
     m1 = legal(client, code, tokens["1"])
-    assert m1 == {"ply": 1, "yourTurn": False, "moves": []}
+    assert m1 == {"ply": 1, "yourTurn": False, "moves": [], "unavailable": []}
     r = client.post(f"/games/{code}/moves", headers=bearer(tokens["1"]),
                     json=move_body(m["moves"][1], 1))
     assert r.status_code == 409 and "not your turn" in r.json()["detail"]

@@ -1,6 +1,7 @@
 """Nothing private leaks: a token is read in one spelling only (the Authorization header, or a
 query pair named exactly `token`), no spelling of it reaches any log line, and an agent's details
-(search statistics, LLM replies) stay hidden until its game is over."""
+(search statistics, LLM replies) exists only once its move is played (test_play_privacy.py
+checks that nothing of it shows before)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ from server_helpers import bearer, create, wait_until
 
 from server.deps import query_token
 from server.main import RedactTokens, create_app
-from server.privacy import hide_details
 
 SECRET = "s3cr3t-T0ken_x"
 
@@ -138,26 +138,26 @@ def _frames(page: str) -> list[dict[str, Any]]:
     return list(data["frames"])
 
 
-def test_agent_details_are_hidden_until_the_game_is_over(client: TestClient) -> None:
+def test_agent_details_are_public_once_the_move_is_played(client: TestClient) -> None:
+    """The issue's rule: a move's details (here MCTS statistics, in true labels) show to
+    players and spectators as soon as the move is played, in the view page and the partial
+    transcript; the whole transcript waits for the end."""
     code, tokens = create(client, "mcts:iterations=30", "external", seed=9)
     wait_until(lambda: stored_moves(client, code), WAIT, "the MCTS seat's first pick")
-    assert "iterations" in stored_moves(client, code)[0].details  # recorded, for later
     for headers in ({}, bearer(tokens["2"])):
         page = client.get(f"/games/{code}/view", headers=headers)
         assert page.status_code == 200
         records = [f["record"] for f in _frames(page.text) if f["record"]]
-        assert records and all(r["details"] == {} for r in records), records
+        assert records and all("iterations" in r["details"] for r in records), records
+    partial = client.get(f"/games/{code}/transcript", params={"partial": "true"})
+    moves = [json.loads(ln) for ln in partial.text.splitlines()][1:]
+    assert moves and all("top" in m["details"] for m in moves), moves
     assert client.get(f"/games/{code}/transcript").status_code == 409
     play_out(client, code, tokens, random.Random(9))
     wait_until(lambda: live(client, code).over, WAIT, "the end")
     page = client.get(f"/games/{code}/view").text
     mcts = [f["record"] for f in _frames(page) if f["record"] and f["record"]["player"] == 1]
     assert mcts and all("iterations" in r["details"] for r in mcts)
-
-
-def test_public_details_keep_the_facts_of_the_game() -> None:
-    line = {"type": "move", "ply": 3, "details": {"timeout": True, "fallback": "random",
-                                                  "forfeit": True, "llm": {"calls": []}}}
-    assert hide_details(line)["details"] == {"timeout": True, "forfeit": True}
-    assert hide_details({"type": "header", "details": {"x": 1}}) == {"type": "header",
-                                                                     "details": {"x": 1}}
+    since = client.get(f"/games/{code}/transcript", params={"since": 5}).text.splitlines()
+    assert json.loads(since[0])["type"] == "header"
+    assert [json.loads(ln)["ply"] for ln in since[1:-1]][0] == 5

@@ -67,7 +67,8 @@ def test_external_against_agent_full_game(client: TestClient, tmp_path: Path, ag
     winner = result.winner_label
     assert view["player2"]["won"] == (winner == external_seat)
     assert view["player1"]["won"] == (winner == 3 - external_seat)
-    assert legal(client, code, token) == {"ply": game.state.ply, "yourTurn": False, "moves": []}
+    assert legal(client, code, token) == {"ply": game.state.ply, "yourTurn": False, "moves": [],
+                                          "unavailable": []}
     r = client.get(f"/games/{code}/transcript")
     assert r.status_code == 200
     t = check_transcript(r.text, tmp_path / "game.jsonl")

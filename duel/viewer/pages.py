@@ -1,0 +1,47 @@
+"""The pages `duel serve` shows people: the lobby (`/`) and the play page of a game
+(`/games/{code}/play`), each one self-contained HTML document (play.html and play.js,
+lobby.html and lobby.js) with the shared board (board.css, board.js) and the card catalogue
+inlined: no CDN, no build step, nothing fetched
+but the game's own REST endpoints."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from duel.viewer.catalogue import catalogue
+
+
+def asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text()
+
+
+def script_safe(payload: str) -> str:
+    """JSON that cannot end its <script> element or open another: no "<", ">" or "&" is left
+    outside a JavaScript string escape (JSON has them only inside strings)."""
+    return payload.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def escape(text: str) -> str:
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+def with_board(page: str, script: str, data: dict[str, Any]) -> str:
+    """`page` with the board's CSS and JS, the page's own `script` and `data` (as the script's
+    PAGE) put in."""
+    return (page.replace("/*__BOARD_CSS__*/", asset("board.css"))
+            .replace("/*__BOARD_JS__*/", asset("board.js"))
+            .replace("/*__PAGE_JS__*/", asset(script))
+            .replace("/*__PAGE_DATA__*/null", script_safe(json.dumps(data))))
+
+
+def play_page(code: str) -> str:
+    """The page of game `code` for a seat (its token in the URL fragment) or a spectator."""
+    page = asset("play.html").replace("__CODE__", escape(code))
+    return with_board(page, "play.js", {"code": code, "catalogue": catalogue()})
+
+
+def lobby_page() -> str:
+    return with_board(asset("lobby.html"), "lobby.js", {"catalogue": catalogue()})
