@@ -316,14 +316,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from server.connections import Server, server_config
     from server.main import create_app
     from server.settings import from_args
+    from server.store import open_store, shown
 
     limits = from_args(args)
+    open_store(args.db, limits.lease).close()  # a bad URL or database stops the server here
     agents = configured_agents(args.agents_file, args.agent)
     admin_token = args.admin_token or os.environ.get("DUEL_ADMIN_TOKEN") or None
     Catalogue(agents, admin_token).check()  # a typo or a missing key stops the server here
     app = create_app(args.db, rate=args.rate, burst=args.burst, limits=limits, agents=agents,
                      admin_token=admin_token)
-    print(f"duel server on http://{args.host}:{args.port} (docs at /docs), games in {args.db}")
+    print(f"duel server on http://{args.host}:{args.port} (docs at /docs), games in "
+          f"{shown(args.db)}")
     if agents:
         print(f"configured agents: {', '.join(agents)}"
               + (" (LLM and remote ones need the operator's token)" if admin_token else ""))
@@ -600,7 +603,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="run the REST game server")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--db", default="duel.db", help="SQLite file (or sqlite:///PATH)")
+    p.add_argument("--db", default="duel.db",
+                   help="SQLite file (or sqlite:///PATH), or postgresql://USER@HOST:PORT/DB "
+                   "(several servers may share one PostgreSQL database; needs the "
+                   "postgresql extra)")
     p.add_argument("--log-level", default="info")
     p.add_argument("--rate", type=float, default=200.0,
                    help="requests per second per token (or per address without one)")
