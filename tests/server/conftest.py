@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from helpers.postgres import Cluster
 from live_server import Server
 from server_helpers import TEST_AGENTS, register_test_agents, unregister_test_agents
-
-from helpers.postgres import Cluster
 
 from server.main import create_app
 

@@ -1,6 +1,7 @@
-"""Restarts on the same database (a SQLite file, and a PostgreSQL database): a game resumed mid-turn with nothing half done, finished
-and unfinished games kept, an agent that cannot be built any more replaced by its fallback, and
-a damaged game left out without stopping the server."""
+"""Restarts on the same database (a SQLite file, and a PostgreSQL database): a game resumed
+mid-turn with nothing half done, finished and unfinished games kept, an agent that cannot be
+built any more replaced by its fallback, and a damaged game left out without stopping the
+server."""
 
 from __future__ import annotations
 
