@@ -154,14 +154,22 @@ def cmd_llm_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_ray_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="play the games as tasks of a Ray cluster: local (a private instance "
+                   "here), auto (the cluster of this node), ray://HOST:PORT (Ray Client) or a "
+                   "head's HOST:PORT; needs the ray extra")
+
+
 def cmd_tournament(args: argparse.Namespace) -> int:
     import time
 
     from duel.tournament import run
 
     start = time.perf_counter()
-    standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=args.jobs, out=args.out,
-                    progress=not args.no_progress, budget_usd=args.budget_usd)
+    jobs = args.jobs if args.jobs is not None else (0 if args.ray else 1)
+    standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=jobs, out=args.out,
+                    progress=not args.no_progress, budget_usd=args.budget_usd, ray=args.ray)
     print(standings.report(wall=time.perf_counter() - start))
     return 0
 
@@ -537,9 +545,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--p1", required=True, help="agent spec A")
     p.add_argument("--p2", required=True, help="agent spec B")
     p.add_argument("--games", type=int, default=20)
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=None,
+                   help="games at once (default 1; with --ray, one per CPU of the cluster)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="folder for games.jsonl (resumable)")
+    _add_ray_option(p)
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--budget-usd", type=float, default=None, metavar="X",
                    help="start no game that would take the LLM money spent (earlier runs in "
