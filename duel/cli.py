@@ -159,6 +159,16 @@ def _add_ray_option(p: argparse.ArgumentParser) -> None:
                    help="play the games as tasks of a Ray cluster: local (a private instance "
                    "here), auto (the cluster of this node), ray://HOST:PORT (Ray Client) or a "
                    "head's HOST:PORT; needs the ray extra")
+    p.add_argument("--llm-limit", default=None, metavar="IN_FLIGHT/PER_MINUTE",
+                   help="with --ray: at most IN_FLIGHT requests at once and PER_MINUTE started "
+                   "per minute to each provider and model, across the whole cluster (e.g. "
+                   "8/500: your API key's limits)")
+
+
+def _llm_limit(args: argparse.Namespace) -> Any:
+    from duel.agents.llm.limits import LimitSpec
+
+    return None if args.llm_limit is None else LimitSpec.parse(args.llm_limit)
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -167,9 +177,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from duel.tournament import run
 
     start = time.perf_counter()
+    if args.llm_limit is not None and args.ray is None:
+        raise UsageError("--llm-limit applies only with --ray (a local run's cap is the "
+                         "spec's concurrency)")
     jobs = args.jobs if args.jobs is not None else (0 if args.ray else 1)
     standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=jobs, out=args.out,
-                    progress=not args.no_progress, budget_usd=args.budget_usd, ray=args.ray)
+                    progress=not args.no_progress, budget_usd=args.budget_usd, ray=args.ray,
+                    llm_limit=_llm_limit(args))
     print(standings.report(wall=time.perf_counter() - start))
     return 0
 
@@ -224,6 +238,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if args.positions is not None:
         from duel.suites.command import grade_positions
 
+        if args.ray is not None:
+            raise UsageError("--ray plays games; --positions asks positions on this machine")
+        args.jobs = 4 if args.jobs is None else args.jobs
+
         return grade_positions(args, variants)
     from duel import grading
     from duel.sequential import LOOK_EVERY
@@ -240,15 +258,20 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
         settings = settings_of(args.analyse_iterations)  # bad values fail before play
     deals = GRADE_DEALS if args.deals is None else args.deals
+    if args.llm_limit is not None and args.ray is None:
+        raise UsageError("--llm-limit applies only with --ray (a local run's cap is the "
+                         "spec's concurrency)")
+    jobs = args.jobs if args.jobs is not None else (0 if args.ray else 4)
     outcome = grading.run(variants, args.model, args.opponent or GRADE_OPPONENT, deals,
-                          args.out, seed=args.seed, jobs=args.jobs,
+                          args.out, seed=args.seed, jobs=jobs,
                           progress=not args.no_progress, budget_usd=args.budget_usd,
                           until_decided=args.until_decided,
-                          look_every=args.look_every or LOOK_EVERY)
+                          look_every=args.look_every or LOOK_EVERY, ray=args.ray,
+                          llm_limit=_llm_limit(args))
     if settings is not None:
         from duel.grading_quality import analyse_games
 
-        analyse_games(args.out, settings, args.jobs, progress=not args.no_progress)
+        analyse_games(args.out, settings, jobs or 4, progress=not args.no_progress)
     md, paths = grading.report(args.out, outcome)
     print(md)
     print("Written: " + ", ".join(str(p) for p in paths))
@@ -578,7 +601,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="folder for the games or answers and the report "
                    "(required for games; with --positions default SUITE-grade beside it)")
     p.add_argument("--seed", type=int, default=0, help="first deal's seed")
-    p.add_argument("--jobs", type=int, default=4, help="games played at once")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="games played at once (default 4; with --ray, one per CPU of the "
+                   "cluster)")
+    _add_ray_option(p)
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--budget-usd", type=float, default=None, metavar="X",
                    help="start no game that would take the LLM money spent (earlier runs in "

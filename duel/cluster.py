@@ -8,17 +8,20 @@ folder, progress bar, resume and summary): the runs' `run_gated` loop only sees 
 - A worker that dies mid-game (its process or its node) has its game run again by Ray
   (`RETRIES` times); a game's result reaches this process once, when it finished, so it is
   recorded once and never lost.
-- LLM seats: `LLMLimit`, one Ray actor per provider and model, caps the requests in flight and
-  per minute across the whole cluster (see duel.agents.llm.limits).
+- LLM seats: `--llm-limit IN_FLIGHT/PER_MINUTE`, one Ray actor per provider and model, caps
+  the requests in flight and started per minute across the whole cluster (see
+  duel.agents.llm.limits).
 
 Ray is an optional extra: `pip install -e '.[ray]'`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
+from duel.agents.llm import limits
+from duel.agents.llm.limits import LimitSpec
 from duel.errors import UsageError
 
 INSTALL = "--ray needs Ray: pip install -e '.[ray]' (on every node of the cluster)"
@@ -50,17 +53,31 @@ def connect(address: str, cpus: int | None = None) -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
+def _call(fn: Callable[..., Any], limit: LimitSpec | None, *args: Any) -> Any:
+    """`fn(*args)` in a worker, its LLM requests under the run's cluster-wide limit."""
+    limits.use(limit)
+    return fn(*args)
+
+
 class RayPool:
     """Submits `fn(*args)` as Ray tasks (one CPU each, run again if their worker dies), each a
-    concurrent future as an executor's would be."""
+    concurrent future as an executor's would be. `limit`: the LLM requests' cluster-wide limit
+    per provider and model, its actors made now for the LLM `agents` the run plays."""
 
-    def __init__(self, fn: Callable[..., Any]) -> None:
+    def __init__(self, fn: Callable[..., Any], limit: LimitSpec | None = None,
+                 agents: Sequence[Any] = ()) -> None:
         ray = ray_module()
-        self.remote = ray.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False)(fn)
+        self.fn = fn
+        self.limit = limit
+        self.remote = ray.remote(num_cpus=1, max_retries=RETRIES,
+                                 retry_exceptions=False)(_call)
         self.refs: list[Any] = []
+        self.actors = [limits.actor(key, limit) for key in
+                       dict.fromkeys(filter(None, map(limits.key_of, agents)))] \
+            if limit is not None else []
 
     def submit(self, *args: Any) -> Future[Any]:
-        ref = self.remote.remote(*args)
+        ref = self.remote.remote(self.fn, self.limit, *args)
         self.refs.append(ref)
         future: Future[Any] = ref.future()
         return future

@@ -14,7 +14,6 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,18 +41,6 @@ def without_time(games: list[dict[str, Any]]) -> list[str]:
 
 def keys(games: list[dict[str, Any]]) -> Counter[tuple[int, str, str]]:
     return Counter((g["seed"], g["player1"], g["player2"]) for g in games)
-
-
-@pytest.fixture(scope="module")
-def local_ray() -> Iterator[None]:
-    from duel.cluster import connect
-
-    ray.shutdown()
-    connect("local", 2)
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
 
 def test_games_on_ray_are_the_local_run_s_games(local_ray: None, tmp_path: Path) -> None:
