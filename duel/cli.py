@@ -227,10 +227,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
-    from duel.analysis.command import run
+    from duel.analysis.command import run, seats_of, settings_of
 
-    return run(args.file, args.seat, args.iterations, args.time, args.jobs, args.seed,
-               args.json, args.force)
+    if len(args.file) == 1 and args.ray is None:
+        return run(args.file[0], args.seat, args.iterations, args.time, args.jobs, args.seed,
+                   args.json, args.force)
+    from duel.analysis.many import run_many
+
+    if args.json:
+        raise UsageError("--json prints one transcript's analysis: give one file, no --ray")
+    return run_many(args.file, seats_of(args.seat), settings_of(args.iterations, args.time,
+                                                                  args.seed),
+                    args.jobs, args.force, args.ray)
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -549,9 +557,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("analyse", help="grade each decision of a transcript with an MCTS "
                        "analyser (sidecar GAME.analysis.json)")
-    p.add_argument("file", help="a finished game's transcript")
+    p.add_argument("file", nargs="+", help="finished games' transcripts (several: each "
+                   "analysed in turn, or with --ray each as a task of the cluster)")
     p.add_argument("--seat", choices=SEAT_CHOICES, default="both",
                    help="the player(s) whose decisions are analysed (default both)")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="analyse each transcript as a task of a Ray cluster (local, auto, "
+                   "ray://HOST:PORT or a head's HOST:PORT); needs the ray extra")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--iterations", type=int, default=None,
                         help=f"search iterations per decision (default {DEFAULT_ITERATIONS})")
