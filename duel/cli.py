@@ -404,12 +404,27 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "server":
         from duel.bench import bench_server
 
-        r = bench_server(args.clients, args.seconds)
-        print(f"{r['moves']} moves by {args.clients} clients in {r['seconds']:.1f} s: "
+        r = bench_server(args.clients, args.seconds, args.db, args.servers)
+        from server.store import shown
+
+        print(f"{shown(args.db) if args.db else 'SQLite'}, {args.servers} server(s): "
+              f"{r['moves']} moves by {args.clients} clients in {r['seconds']:.1f} s: "
               f"{r['moves_per_s']:.0f} moves/s; POST move latency p50 {r['post_p50_ms']:.1f} ms, "
               f"p99 {r['post_p99_ms']:.1f} ms; GET moves p50 {r['get_p50_ms']:.1f} ms, "
               f"p99 {r['get_p99_ms']:.1f} ms; {r['games_finished']} games finished, "
               f"{r['errors']} errors")
+        return 0
+    if args.what == "tournament":
+        from duel.bench import bench_tournament
+
+        p1 = args.p1 or "mcts:iterations=200"
+        r = bench_tournament(p1, args.p2 or p1, _games(args, 20), args.jobs, args.ray,
+                             args.seed)
+        where = f"Ray {args.ray}" if args.ray else "processes here"
+        print(f"{p1} vs {args.p2 or p1}: {r['games']:.0f} games, {args.jobs} at once on "
+              f"{where}: {r['games_per_s']:.3f} games/s (wall {r['wall']:.1f} s); one game "
+              f"{r['game_s']:.2f} s (95% CI {r['game_s_lo']:.2f}-{r['game_s_hi']:.2f}, "
+              f"n={r['games']:.0f})")
         return 0
     if args.what == "dqn":
         from duel.bench import bench_dqn
@@ -709,8 +724,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="benchmarks (figures, not tests)")
     p.add_argument("what", choices=["engine", "mcts", "strength", "server", "dqn", "analyse",
                                     "calibration", "ordering", "stability", "efficiency", "local",
-                                    "positions"])
+                                    "positions", "tournament"])
     p.add_argument("--clients", type=int, default=50, help="server: concurrent bots")
+    p.add_argument("--db", default=None, help="server: the database (default a fresh SQLite "
+                   "file), e.g. postgresql://USER@HOST:PORT/DB")
+    p.add_argument("--servers", type=int, default=1,
+                   help="server: server processes on the --db PostgreSQL database, the bots "
+                   "spread over them")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="tournament: play on this Ray cluster (e.g. local) instead of --jobs "
+                   "processes here")
     p.add_argument("--seconds", type=float, default=6.0, help="engine, mcts: time per figure")
     p.add_argument("--spec", default="mcts", help="mcts, dqn: the agent spec to measure "
                    "(dqn: default the shipped model)")
@@ -731,7 +754,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ordering, stability: agent specs, best first (default "
                    "mcts:iterations=1000 rule random)")
     p.add_argument("--p1", default=None, help="efficiency: the first agent "
-                   "(default mcts:iterations=100); positions: (mcts:iterations=200)")
+                   "(default mcts:iterations=100); positions, tournament: "
+                   "(mcts:iterations=200)")
     p.add_argument("--p2", default=None, help="efficiency, positions: the second agent "
                    "(default rule)")
     p.add_argument("--win-games", type=int, default=400,

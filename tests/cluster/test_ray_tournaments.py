@@ -130,3 +130,10 @@ def test_without_ray_the_option_says_how_to_install_it(
                  "--ray", "local", "--no-progress"])
     assert code != 0
     assert INSTALL in capsys.readouterr().err
+
+
+def test_bench_tournament_on_ray(local_ray: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "tournament", "--p1", "random", "--games", "4", "--jobs", "2",
+                 "--ray", "local"]) == 0
+    out = capsys.readouterr().out
+    assert "random vs random: 4 games, 2 at once on Ray local" in out and "n=4" in out

@@ -175,3 +175,14 @@ def test_an_agent_seat_runs_on_one_server_and_passes_on_when_it_dies(
 @pytest.fixture(autouse=True)
 def _needs_postgres(pg_url: str) -> None:
     """Every test here needs the cluster (skips, saying why, without one)."""
+
+
+def test_bench_server_runs_two_servers_on_postgresql(pg_url: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from duel.cli import main
+
+    assert main(["bench", "server", "--clients", "4", "--seconds", "2", "--db", pg_url,
+                 "--servers", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "2 server(s)" in out and "0 errors" in out, out
+    assert "postgresql://duel@127.0.0.1" in out
