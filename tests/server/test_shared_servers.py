@@ -161,9 +161,11 @@ def test_an_agent_seat_runs_on_one_server_and_passes_on_when_it_dies(
             r = post(server, code, tokens["1"], rng.choice(m["moves"]), m["ply"])
             assert r.status_code == 200, r.text
 
-    # The creator runs the agent seat while it lives, whichever server the bot plays on.
+    # The creator runs the agent seat while it lives, whichever server the bot plays on, and
+    # no other server tries its moves (a second runner's moves would be refused, and logged).
     assert play_until(b, 10) >= 10
     assert runner_pid(pg_url, code) == a.proc.pid
+    assert "agent move refused" not in a.log() + b.log()
     a.kill9()
     # The agent seat moves again once the other server took the game over.
     ply = play_until(b, 400)
