@@ -107,7 +107,10 @@ class GameManager:
         else:
             deal = Deal.random(random.Random(seed if seed is not None
                                              else secrets.randbits(63)))
-        self._admit(owner)
+        playing = None
+        if self.sharing is not None and self.limits.max_live_games:
+            playing = await asyncio.to_thread(self.sharing.store.unfinished)
+        self._admit(owner, playing)
         code = random_code(secrets.SystemRandom())
         while code in self.games or await asyncio.to_thread(self.store.game, code) is not None:
             code = random_code(secrets.SystemRandom())
@@ -126,12 +129,13 @@ class GameManager:
         self.turns.schedule(game)
         return game, {str(seat.player): t for seat, t in tokens.items()}
 
-    def _admit(self, owner: str) -> None:
-        """BusyError if the server holds its most unfinished games, or `owner` created its
-        most games lately."""
+    def _admit(self, owner: str, playing: int | None = None) -> None:
+        """BusyError if the server holds its most unfinished games (`playing`: those of every
+        server sharing the store), or `owner` created its most games lately."""
         cap = self.limits.max_live_games
         if cap:
-            playing = sum(1 for g in self.games.values() if not g.over)
+            if playing is None:
+                playing = sum(1 for g in self.games.values() if not g.over)
             if playing >= cap:
                 raise BusyError(f"the server is full: {playing} games are in play; retry "
                                 "later", retry_after=FULL_RETRY)

@@ -73,6 +73,10 @@ class SharedStore(Store, Protocol):
         """Let go of every lease this holder has, for another process to take at once."""
         ...
 
+    def unfinished(self) -> int:
+        """How many games are not over (every process's)."""
+        ...
+
     def listen(self, moved: Callable[[str, int], None]) -> None:
         """Call `moved(code, ply)` (from another thread) after any process stores a move, and
         `moved("", 0)` after a lost connection to the database is back (moves may have been

@@ -172,6 +172,11 @@ class PostgresStore:
             conn.execute("UPDATE games SET lease_until = 0 WHERE runner = %s AND NOT over",
                          (self.holder,))
 
+    def unfinished(self) -> int:
+        with self._pool.connection() as conn:
+            row = conn.execute("SELECT count(*) FROM games WHERE NOT over").fetchone()
+        return int(row[0]) if row else 0
+
     def listen(self, moved: Callable[[str, int], None]) -> None:
         """Start listening; returns once the listener hears (or after LISTEN_WAIT seconds, the
         listener going on trying to connect)."""

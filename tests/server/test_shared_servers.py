@@ -134,6 +134,15 @@ def test_the_same_move_posted_to_two_servers_at_once_is_applied_once(
     assert [p for (p,) in stored] == list(range(1, 9))
 
 
+def test_the_cap_on_games_in_play_counts_every_server_s(servers: list[Server], pg_url: str,
+                                                        tmp_path: Path) -> None:
+    a, b = two_servers(servers, pg_url, tmp_path, "--max-live-games", "1")
+    new_game(a)
+    r = httpx.post(b.url + "/games", json={"player1": "external", "player2": "external"},
+                   timeout=TIMEOUT)
+    assert r.status_code == 429 and "full" in r.json()["detail"], r.text
+
+
 def runner_pid(pg_url: str, code: str) -> int:
     """The process id of the server holding the game's lease (holder: host:pid:nonce)."""
     with psycopg.connect(pg_url) as conn:
