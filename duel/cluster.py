@@ -77,7 +77,8 @@ class RayPool:
             if limit is not None else []
 
     def submit(self, *args: Any) -> Future[Any]:
-        ref = self.remote.remote(self.fn, self.limit, *args)
+        # Named after the work (a worker's process title shows it: `ray::_play`).
+        ref = self.remote.options(name=self.fn.__name__).remote(self.fn, self.limit, *args)
         self.refs.append(ref)
         future: Future[Any] = ref.future()
         return future
