@@ -279,7 +279,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if settings is not None:
         from duel.grading_quality import analyse_games
 
-        analyse_games(args.out, settings, jobs or 4, progress=not args.no_progress)
+        analyse_games(args.out, settings, jobs or 4, progress=not args.no_progress,
+                      ray=args.ray)
     md, paths = grading.report(args.out, outcome)
     print(md)
     print("Written: " + ", ".join(str(p) for p in paths))

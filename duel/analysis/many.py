@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from collections.abc import Iterator
 from concurrent.futures import as_completed
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from tqdm import tqdm
 
 from . import sidecar
-from .game import analyse_file, analyse_transcript, load_analysis
+from .game import Analysis, analyse_file, analyse_transcript, load_analysis
 from .report import render
 from .search import Settings
 
@@ -55,24 +56,37 @@ def run_many(paths: list[str], seats: tuple[int, ...], settings: Settings, jobs:
                 analysis, written = analyse_file(path, seats, settings, jobs, reuse=False)
                 _done(render(analysis), written, bar)
             return 0
-        from duel.cluster import RayPool, connect
-
-        connect(ray)
-        remote = RayPool(analyse_elsewhere)
-        futures = {remote.submit(path.name, path.read_text(), seats, settings): path
-                   for path in todo}
-        try:
-            for future in as_completed(futures):
-                path = futures[future]
-                obj = future.result()
-                from .game import Analysis
-
-                _done(render(Analysis.from_json(obj)), sidecar.write(obj, path), bar)
-        finally:
-            remote.shutdown()
+        for path, obj in on_ray([(path, seats) for path in todo], settings, ray):
+            _done(render(Analysis.from_json(obj)), sidecar.write(obj, path), bar)
         return 0
     finally:
         bar.close()
+
+
+def on_ray(todo: list[tuple[Path, tuple[int, ...]]], settings: Settings, ray: str
+           ) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Each transcript's analysis (of its seats) as a task of the Ray cluster at `ray`, as
+    each comes back."""
+    from duel.cluster import RayPool, connect
+
+    connect(ray)
+    remote = RayPool(analyse_elsewhere)
+    futures = {remote.submit(path.name, path.read_text(), seats, settings): path
+               for path, seats in todo}
+    try:
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+    finally:
+        remote.shutdown()
+
+
+def analyse_on_ray(todo: list[tuple[Path, int]], settings: Settings, ray: str,
+                   progress: bool) -> None:
+    """`duel grade --analyse --ray`: each game's graded seat, its sidecar written here."""
+    with tqdm(total=len(todo), disable=not progress, unit="game", desc="analysing") as bar:
+        for path, obj in on_ray([(p, (seat,)) for p, seat in todo], settings, ray):
+            sidecar.write(obj, path)
+            bar.update(1)
 
 
 def _done(summary: str, written: Path, bar: Any) -> None:

@@ -1,6 +1,7 @@
 """Grading on Ray for real: the games run as tasks of a local Ray instance and come back to the
-grading folder as a local run writes them (resumable: a second run plays nothing); the LLM's
-requests keep to --llm-limit across every worker; the limit's count itself."""
+grading folder as a local run writes them (resumable: a second run plays nothing), and so do
+their analyses (--analyse); the LLM's requests keep to --llm-limit across every worker; the
+limit's count itself."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from helpers.fake_llm_server import FakeLLMServer
 
 from duel.agents.llm.limits import SLOT_SECONDS, LimitSpec, RequestCounter
+from duel.analysis.game import load_analysis
 from duel.cli import main
 from duel.errors import UsageError
 from duel.transcripts import read, verified_result
@@ -29,7 +31,8 @@ def test_grading_on_ray_keeps_the_cluster_wide_request_limit(local_ray: None,
                                                              tmp_path: Path) -> None:
     with FakeLLMServer(responder=scripted) as srv:
         srv.delay = 0.1  # two games' requests overlap unless something holds them apart
-        assert grade(srv.url, tmp_path / "free", "--jobs", "2") == 0
+        assert grade(srv.url, tmp_path / "free", "--jobs", "2", "--analyse",
+                     "--analyse-iterations", "4") == 0
         free_peak = srv.max_in_flight
         srv.max_in_flight = 0
         assert grade(srv.url, tmp_path / "limited", "--jobs", "2", "--llm-limit", "1/10000") == 0
@@ -38,14 +41,22 @@ def test_grading_on_ray_keeps_the_cluster_wide_request_limit(local_ray: None,
         calls = len(srv.requests)
         assert grade(srv.url, tmp_path / "limited", "--jobs", "2") == 0  # resumed
         assert len(srv.requests) == calls
+    # --analyse on Ray: each game's graded seat analysed there, its sidecar written here.
+    for path in sorted((tmp_path / "free").glob("games/*/*.jsonl")):
+        seat = int(path.stem.split("seat")[1])
+        found = load_analysis(path)
+        assert found is not None and found.seats == (seat,), path
     for out in ("free", "limited"):
-        games = sorted((tmp_path / out).glob("games/*/*.jsonl"))
+        games = sorted((tmp_path / out).glob("games/*/deal*.jsonl"))
         assert len(games) == 4  # baseline and null, each deal from both seats
         for path in games:
             assert verified_result(read(path)) is not None
         assert (tmp_path / out / "report.csv").exists()
-    assert [p.read_text().count("\n") for p in sorted((tmp_path / "free").glob("games/*/*"))] \
-        == [p.read_text().count("\n") for p in sorted((tmp_path / "limited").glob("games/*/*"))]
+    def lengths(out: str) -> list[int]:
+        return [p.read_text().count("\n")
+                for p in sorted((tmp_path / out).glob("games/*/*.jsonl"))]
+
+    assert lengths("free") == lengths("limited")
 
 
 def test_the_limit_counts_requests_in_flight_and_per_minute() -> None:
