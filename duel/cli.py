@@ -359,10 +359,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from server.store import open_store, shown
 
     limits = from_args(args)
-    open_store(args.db, limits.lease).close()  # a bad URL or database stops the server here
     agents = configured_agents(args.agents_file, args.agent)
     admin_token = args.admin_token or os.environ.get("DUEL_ADMIN_TOKEN") or None
     Catalogue(agents, admin_token).check()  # a typo or a missing key stops the server here
+    if "://" in args.db and not args.db.startswith("sqlite:"):
+        # So do an unknown scheme and an unreachable database (a SQLite file is made at start).
+        open_store(args.db, limits.lease).close()
     app = create_app(args.db, rate=args.rate, burst=args.burst, limits=limits, agents=agents,
                      admin_token=admin_token)
     print(f"duel server on http://{args.host}:{args.port} (docs at /docs), games in "
