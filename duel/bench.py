@@ -109,9 +109,12 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def bench_server(clients: int, seconds: float) -> dict[str, float]:
-    """Start `duel serve` on a free loopback port with a fresh database, then let `clients`
-    bots each play a game (both seats, random legal moves) over HTTP for up to `seconds`."""
+def bench_server(clients: int, seconds: float, db: str | None = None,
+                 servers: int = 1) -> dict[str, float]:
+    """Start `duel serve` on a free loopback port with a fresh database (or on `db`, e.g. a
+    PostgreSQL URL; `servers` processes share it, the bots spread over them), then let
+    `clients` bots each play a game (both seats, random legal moves) over HTTP for up to
+    `seconds`."""
     import asyncio
     import os
     import shutil
@@ -123,25 +126,35 @@ def bench_server(clients: int, seconds: float) -> dict[str, float]:
 
     import httpx
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    if servers > 1 and (db is None or not db.startswith(("postgresql://", "postgres://"))):
+        from duel.errors import UsageError
+
+        raise UsageError("--servers above 1 share a PostgreSQL database: give --db "
+                         "postgresql://...")
     folder = tempfile.mkdtemp(prefix="duel-bench-")
-    proc = subprocess.Popen([sys.executable, "-m", "duel.cli", "serve", "--port", str(port),
-                             "--db", os.path.join(folder, "bench.db"), "--log-level", "warning",
-                             "--rate", "100000", "--burst", "100000",
-                             "--create-per-minute", "100000", "--create-burst", "100000"])
-    base = f"http://127.0.0.1:{port}"
+    procs = []
+    bases = []
+    for _ in range(servers):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        procs.append(subprocess.Popen([
+            sys.executable, "-m", "duel.cli", "serve", "--port", str(port),
+            "--db", db or os.path.join(folder, "bench.db"), "--log-level", "warning",
+            "--rate", "100000", "--burst", "100000",
+            "--create-per-minute", "100000", "--create-burst", "100000"]))
+        bases.append(f"http://127.0.0.1:{port}")
     try:
         deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(base + "/openapi.json", timeout=1)
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError("the server did not start") from None
-                time.sleep(0.2)
+        for base, proc in zip(bases, procs, strict=True):
+            while True:
+                try:
+                    urllib.request.urlopen(base + "/openapi.json", timeout=1)
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or proc.poll() is not None:
+                        raise RuntimeError("the server did not start") from None
+                    time.sleep(0.2)
         posts: list[float] = []
         gets: list[float] = []
         counts = {"moves": 0, "errors": 0, "finished": 0}
@@ -180,7 +193,8 @@ def bench_server(clients: int, seconds: float) -> dict[str, float]:
             # A client (one keep-alive connection) per bot: one shared pool of 50 connections
             # costs httpcore a scan of every connection per request, and the figure measured
             # the benchmark's own pool instead of the server.
-            async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+            async with httpx.AsyncClient(base_url=bases[i % len(bases)],
+                                         timeout=60) as client:
                 await bot(client, i, stop)
 
         async def run() -> float:
@@ -190,8 +204,10 @@ def bench_server(clients: int, seconds: float) -> dict[str, float]:
 
         elapsed = asyncio.run(run())
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(timeout=10)
         shutil.rmtree(folder, ignore_errors=True)
     return {"moves": counts["moves"], "seconds": elapsed, "moves_per_s": counts["moves"] / elapsed,
             "post_p50_ms": 1000 * _percentile(posts, 0.5),
@@ -199,6 +215,27 @@ def bench_server(clients: int, seconds: float) -> dict[str, float]:
             "get_p50_ms": 1000 * _percentile(gets, 0.5),
             "get_p99_ms": 1000 * _percentile(gets, 0.99),
             "games_finished": counts["finished"], "errors": counts["errors"]}
+
+
+def bench_tournament(p1: str, p2: str, games: int, jobs: int, ray: str | None,
+                     seed: int = 0) -> dict[str, float]:
+    """A tournament's throughput: `games` games of p1 against p2 with `jobs` at once, here or
+    on the Ray cluster at `ray` (Ray's start not counted: it is paid once per run). Games per
+    second of wall time, and the mean seconds of one game with its 95% CI."""
+    from duel import tournament
+    from duel.stats import bootstrap_ci
+
+    if ray is not None:
+        from duel.cluster import connect
+
+        connect(ray, jobs)
+    start = time.perf_counter()
+    standings = tournament.run(p1, p2, games, seed=seed, jobs=jobs, progress=False, ray=ray)
+    wall = time.perf_counter() - start
+    per_game = [g.seconds for g in standings.games]
+    lo, hi = bootstrap_ci(per_game)
+    return {"games": len(per_game), "wall": wall, "games_per_s": len(per_game) / wall,
+            "game_s": sum(per_game) / len(per_game), "game_s_lo": lo, "game_s_hi": hi}
 
 
 def bench_analyse(iterations: int | None, jobs: int, seed: int) -> None:

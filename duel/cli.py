@@ -154,14 +154,36 @@ def cmd_llm_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_ray_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="play the games as tasks of a Ray cluster: local (a private instance "
+                   "here), auto (the cluster of this node), ray://HOST:PORT (Ray Client) or a "
+                   "head's HOST:PORT; needs the ray extra")
+    p.add_argument("--llm-limit", default=None, metavar="IN_FLIGHT/PER_MINUTE",
+                   help="with --ray: at most IN_FLIGHT requests at once and PER_MINUTE started "
+                   "per minute to each provider and model, across the whole cluster (e.g. "
+                   "8/500: your API key's limits)")
+
+
+def _llm_limit(args: argparse.Namespace) -> Any:
+    from duel.agents.llm.limits import LimitSpec
+
+    return None if args.llm_limit is None else LimitSpec.parse(args.llm_limit)
+
+
 def cmd_tournament(args: argparse.Namespace) -> int:
     import time
 
     from duel.tournament import run
 
     start = time.perf_counter()
-    standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=args.jobs, out=args.out,
-                    progress=not args.no_progress, budget_usd=args.budget_usd)
+    if args.llm_limit is not None and args.ray is None:
+        raise UsageError("--llm-limit applies only with --ray (a local run's cap is the "
+                         "spec's concurrency)")
+    jobs = args.jobs if args.jobs is not None else (0 if args.ray else 1)
+    standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=jobs, out=args.out,
+                    progress=not args.no_progress, budget_usd=args.budget_usd, ray=args.ray,
+                    llm_limit=_llm_limit(args))
     print(standings.report(wall=time.perf_counter() - start))
     return 0
 
@@ -205,16 +227,28 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
-    from duel.analysis.command import run
+    from duel.analysis.command import run, seats_of, settings_of
 
-    return run(args.file, args.seat, args.iterations, args.time, args.jobs, args.seed,
-               args.json, args.force)
+    if len(args.file) == 1 and args.ray is None:
+        return run(args.file[0], args.seat, args.iterations, args.time, args.jobs, args.seed,
+                   args.json, args.force)
+    from duel.analysis.many import run_many
+
+    if args.json:
+        raise UsageError("--json prints one transcript's analysis: give one file, no --ray")
+    return run_many(args.file, seats_of(args.seat), settings_of(args.iterations, args.time,
+                                                                  args.seed),
+                    args.jobs, args.force, args.ray)
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if args.positions is not None:
         from duel.suites.command import grade_positions
+
+        if args.ray is not None:
+            raise UsageError("--ray plays games; --positions asks positions on this machine")
+        args.jobs = 4 if args.jobs is None else args.jobs
 
         return grade_positions(args, variants)
     from duel import grading
@@ -232,15 +266,21 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
         settings = settings_of(args.analyse_iterations)  # bad values fail before play
     deals = GRADE_DEALS if args.deals is None else args.deals
+    if args.llm_limit is not None and args.ray is None:
+        raise UsageError("--llm-limit applies only with --ray (a local run's cap is the "
+                         "spec's concurrency)")
+    jobs = args.jobs if args.jobs is not None else (0 if args.ray else 4)
     outcome = grading.run(variants, args.model, args.opponent or GRADE_OPPONENT, deals,
-                          args.out, seed=args.seed, jobs=args.jobs,
+                          args.out, seed=args.seed, jobs=jobs,
                           progress=not args.no_progress, budget_usd=args.budget_usd,
                           until_decided=args.until_decided,
-                          look_every=args.look_every or LOOK_EVERY)
+                          look_every=args.look_every or LOOK_EVERY, ray=args.ray,
+                          llm_limit=_llm_limit(args))
     if settings is not None:
         from duel.grading_quality import analyse_games
 
-        analyse_games(args.out, settings, args.jobs, progress=not args.no_progress)
+        analyse_games(args.out, settings, jobs or 4, progress=not args.no_progress,
+                      ray=args.ray)
     md, paths = grading.report(args.out, outcome)
     print(md)
     print("Written: " + ", ".join(str(p) for p in paths))
@@ -316,14 +356,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from server.connections import Server, server_config
     from server.main import create_app
     from server.settings import from_args
+    from server.store import open_store, shown
 
     limits = from_args(args)
     agents = configured_agents(args.agents_file, args.agent)
     admin_token = args.admin_token or os.environ.get("DUEL_ADMIN_TOKEN") or None
     Catalogue(agents, admin_token).check()  # a typo or a missing key stops the server here
+    if "://" in args.db and not args.db.startswith("sqlite:"):
+        # So do an unknown scheme and an unreachable database (a SQLite file is made at start).
+        open_store(args.db, limits.lease).close()
     app = create_app(args.db, rate=args.rate, burst=args.burst, limits=limits, agents=agents,
                      admin_token=admin_token)
-    print(f"duel server on http://{args.host}:{args.port} (docs at /docs), games in {args.db}")
+    print(f"duel server on http://{args.host}:{args.port} (docs at /docs), games in "
+          f"{shown(args.db)}")
     if agents:
         print(f"configured agents: {', '.join(agents)}"
               + (" (LLM and remote ones need the operator's token)" if admin_token else ""))
@@ -368,12 +413,27 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "server":
         from duel.bench import bench_server
 
-        r = bench_server(args.clients, args.seconds)
-        print(f"{r['moves']} moves by {args.clients} clients in {r['seconds']:.1f} s: "
+        r = bench_server(args.clients, args.seconds, args.db, args.servers)
+        from server.store import shown
+
+        print(f"{shown(args.db) if args.db else 'SQLite'}, {args.servers} server(s): "
+              f"{r['moves']} moves by {args.clients} clients in {r['seconds']:.1f} s: "
               f"{r['moves_per_s']:.0f} moves/s; POST move latency p50 {r['post_p50_ms']:.1f} ms, "
               f"p99 {r['post_p99_ms']:.1f} ms; GET moves p50 {r['get_p50_ms']:.1f} ms, "
               f"p99 {r['get_p99_ms']:.1f} ms; {r['games_finished']} games finished, "
               f"{r['errors']} errors")
+        return 0
+    if args.what == "tournament":
+        from duel.bench import bench_tournament
+
+        p1 = args.p1 or "mcts:iterations=200"
+        r = bench_tournament(p1, args.p2 or p1, _games(args, 20), args.jobs, args.ray,
+                             args.seed)
+        where = f"Ray {args.ray}" if args.ray else "processes here"
+        print(f"{p1} vs {args.p2 or p1}: {r['games']:.0f} games, {args.jobs} at once on "
+              f"{where}: {r['games_per_s']:.3f} games/s (wall {r['wall']:.1f} s); one game "
+              f"{r['game_s']:.2f} s (95% CI {r['game_s_lo']:.2f}-{r['game_s_hi']:.2f}, "
+              f"n={r['games']:.0f})")
         return 0
     if args.what == "dqn":
         from duel.bench import bench_dqn
@@ -521,9 +581,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("analyse", help="grade each decision of a transcript with an MCTS "
                        "analyser (sidecar GAME.analysis.json)")
-    p.add_argument("file", help="a finished game's transcript")
+    p.add_argument("file", nargs="+", help="finished games' transcripts (several: each "
+                   "analysed in turn, or with --ray each as a task of the cluster)")
     p.add_argument("--seat", choices=SEAT_CHOICES, default="both",
                    help="the player(s) whose decisions are analysed (default both)")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="analyse each transcript as a task of a Ray cluster (local, auto, "
+                   "ray://HOST:PORT or a head's HOST:PORT); needs the ray extra")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--iterations", type=int, default=None,
                         help=f"search iterations per decision (default {DEFAULT_ITERATIONS})")
@@ -540,9 +604,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--p1", required=True, help="agent spec A")
     p.add_argument("--p2", required=True, help="agent spec B")
     p.add_argument("--games", type=int, default=20)
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=None,
+                   help="games at once (default 1; with --ray, one per CPU of the cluster)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="folder for games.jsonl (resumable)")
+    _add_ray_option(p)
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--budget-usd", type=float, default=None, metavar="X",
                    help="start no game that would take the LLM money spent (earlier runs in "
@@ -571,7 +637,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="folder for the games or answers and the report "
                    "(required for games; with --positions default SUITE-grade beside it)")
     p.add_argument("--seed", type=int, default=0, help="first deal's seed")
-    p.add_argument("--jobs", type=int, default=4, help="games played at once")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="games played at once (default 4; with --ray, one per CPU of the "
+                   "cluster)")
+    _add_ray_option(p)
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--budget-usd", type=float, default=None, metavar="X",
                    help="start no game that would take the LLM money spent (earlier runs in "
@@ -606,7 +675,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="run the REST game server")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--db", default="duel.db", help="SQLite file (or sqlite:///PATH)")
+    p.add_argument("--db", default="duel.db",
+                   help="SQLite file (or sqlite:///PATH), or postgresql://USER@HOST:PORT/DB "
+                   "(several servers may share one PostgreSQL database; needs the "
+                   "postgresql extra)")
     p.add_argument("--log-level", default="info")
     p.add_argument("--rate", type=float, default=200.0,
                    help="requests per second per token (or per address without one)")
@@ -674,8 +746,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="benchmarks (figures, not tests)")
     p.add_argument("what", choices=["engine", "mcts", "strength", "server", "dqn", "analyse",
                                     "calibration", "ordering", "stability", "efficiency", "local",
-                                    "positions"])
+                                    "positions", "tournament"])
     p.add_argument("--clients", type=int, default=50, help="server: concurrent bots")
+    p.add_argument("--db", default=None, help="server: the database (default a fresh SQLite "
+                   "file), e.g. postgresql://USER@HOST:PORT/DB")
+    p.add_argument("--servers", type=int, default=1,
+                   help="server: server processes on the --db PostgreSQL database, the bots "
+                   "spread over them")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="tournament: play on this Ray cluster (e.g. local) instead of --jobs "
+                   "processes here")
     p.add_argument("--seconds", type=float, default=6.0, help="engine, mcts: time per figure")
     p.add_argument("--spec", default="mcts", help="mcts, dqn: the agent spec to measure "
                    "(dqn: default the shipped model)")
@@ -696,7 +776,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ordering, stability: agent specs, best first (default "
                    "mcts:iterations=1000 rule random)")
     p.add_argument("--p1", default=None, help="efficiency: the first agent "
-                   "(default mcts:iterations=100); positions: (mcts:iterations=200)")
+                   "(default mcts:iterations=100); positions, tournament: "
+                   "(mcts:iterations=200)")
     p.add_argument("--p2", default=None, help="efficiency, positions: the second agent "
                    "(default rule)")
     p.add_argument("--win-games", type=int, default=400,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import tempfile
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 from tqdm import tqdm
 
 from duel import grading_quality as quality
+from duel.agents.llm.limits import LimitSpec
 from duel.agents.spec import make_agent
 from duel.budget import Budget, GameCost
 from duel.engine import Seat, new_game
@@ -97,6 +99,13 @@ def play_one(model: str, variant: str, opponent: str, seed: int, seat: int, out:
     return path
 
 
+def play_elsewhere(model: str, variant: str, opponent: str, seed: int, seat: int) -> str:
+    """Play one game (a Ray task, maybe on another machine) and return its transcript's text,
+    for the run's own process to write into its folder."""
+    with tempfile.TemporaryDirectory(prefix="duel-grade-") as tmp:
+        return play_one(model, variant, opponent, seed, seat, Path(tmp)).read_text()
+
+
 @dataclass(frozen=True)
 class Plan:
     """The --until-decided plan of a grading folder: the design, the first deal, the variants."""
@@ -117,12 +126,15 @@ class RunOutcome:
 
 def run(variants: list[str], model: str, opponent: str, deals: int, out: str, seed: int = 0,
         jobs: int = 4, progress: bool = True, budget_usd: float | None = None,
-        until_decided: bool = False, look_every: int = LOOK_EVERY) -> RunOutcome:
+        until_decided: bool = False, look_every: int = LOOK_EVERY, ray: str | None = None,
+        llm_limit: LimitSpec | None = None) -> RunOutcome:
     """Play every variant's games (deal by deal, in seed order), keeping those already in
     `out`. `budget_usd`: start no game that would take the money spent past it (duel.budget).
     `until_decided`: `deals` is the maximum; start no more games of a variant once its sequential
     test against the baseline has decided, none at all once every variant's has (see
-    duel.sequential)."""
+    duel.sequential). `ray`: play the games as tasks of that Ray cluster (duel.cluster), at
+    most `jobs` at once (0: one per CPU), the LLM's requests under `llm_limit` cluster-wide;
+    each game's transcript comes back here and is written as a local run writes it."""
     # Every variant is compared with the baseline, and the null variant (the baseline under
     # another name) shows the noise floor: both are always played.
     names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
@@ -158,9 +170,11 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
         verdict = tests.gate(task[0])
         return budget.gate(task[0]) if verdict is Gate.START else verdict
 
-    def done(task: tuple[str, int, int], path: Path) -> None:
+    def done(task: tuple[str, int, int], result: Path | str) -> None:
         nonlocal finished
         finished += 1
+        path = result if isinstance(result, Path) else _write(
+            game_path(folder, task[0], task[1], task[2]), result)
         t = read(path)
         budget.finished(task[0], GameCost.of_moves(m.get("details", {}) for m in t.moves))
         if plan is not None:
@@ -168,18 +182,38 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
         bar.update(1)
         bar.set_postfix_str(budget.money())
 
+    remote = None
+    if ray is not None:
+        from duel.cluster import RayPool, connect
+
+        cpus = connect(ray, jobs or None)
+        jobs = jobs or cpus
+        remote = RayPool(play_elsewhere, llm_limit, agents)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        def submit(task: tuple[str, int, int]) -> Future[Path]:
+        def submit(task: tuple[str, int, int]) -> Future[Any]:
             budget.started(task[0])
             v, s, seat = task
+            if remote is not None:
+                return remote.submit(model, v, opponent, s, seat)
             return pool.submit(play_one, model, v, opponent, s, seat, folder)
 
         try:  # at the first failure (or Ctrl-C) the games in flight finish; the rest resumes
             run_gated(todo, submit, jobs, gate, done)
         finally:
             bar.close()
+            if remote is not None:
+                remote.shutdown()
     notes = [line for line in (budget.summary(finished, len(tasks)),) if line]
     return RunOutcome(notes, plan)
+
+
+def _write(path: Path, text: str) -> Path:
+    """A transcript played elsewhere, written whole (a run killed meanwhile leaves none)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".part")
+    partial.write_text(text)
+    partial.replace(path)
+    return path
 
 
 class _Tests:

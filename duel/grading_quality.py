@@ -85,10 +85,11 @@ def graded_games(out: str | Path) -> list[tuple[Path, int]]:
     return games
 
 
-def analyse_games(out: str | Path, settings: Settings, jobs: int = 2, progress: bool = True
-                  ) -> int:
+def analyse_games(out: str | Path, settings: Settings, jobs: int = 2, progress: bool = True,
+                  ray: str | None = None) -> int:
     """Analyse the LLM's seat of every finished game in `out` that has no fresh analysis of it
-    made with `settings`; how many were analysed."""
+    made with `settings` (with `ray`, each game as a task of that Ray cluster); how many were
+    analysed."""
     todo = []
     for path, seat in graded_games(out):
         try:
@@ -97,6 +98,11 @@ def analyse_games(out: str | Path, settings: Settings, jobs: int = 2, progress: 
             found = None
         if found is None or seat not in found.seats or found.settings != settings:
             todo.append((path, seat))
+    if ray is not None:
+        from duel.analysis.many import analyse_on_ray
+
+        analyse_on_ray(todo, settings, ray, progress)
+        return len(todo)
     for path, seat in tqdm(todo, disable=not progress, unit="game", desc="analysing"):
         analyse_file(path, (seat,), settings, jobs, reuse=False)
     return len(todo)

@@ -11,6 +11,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from duel.agents.llm.limits import LimitSpec
 from duel.agents.spec import make_agent
 from duel.budget import Budget, GameCost, is_llm
 from duel.engine import Seat
@@ -104,10 +105,13 @@ class Standings:
 
 
 def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | None = None,
-        progress: bool = True, budget_usd: float | None = None) -> Standings:
+        progress: bool = True, budget_usd: float | None = None,
+        ray: str | None = None, llm_limit: LimitSpec | None = None) -> Standings:
     """Play (or resume) a tournament; games already recorded in `out` are not replayed.
     `budget_usd`: start no game that would take the LLM money spent past it (duel.budget); the
-    games recorded in `out` count."""
+    games recorded in `out` count. `ray`: play the games as tasks of that Ray cluster (see
+    duel.cluster), at most `jobs` at once (0: one per CPU of the cluster), the LLM seats'
+    requests under `llm_limit` cluster-wide."""
     # Fail fast on a bad spec, before any process starts; and use the specs as the games record
     # them (stripped), so that seats are told apart and a resumed run finds its games.
     agents = make_agent(a), make_agent(b)
@@ -157,10 +161,19 @@ def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | Non
     def gate(i: int) -> Gate:
         return budget.gate(PAIRING)
 
-    pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
+    remote = None
+    if ray is not None:
+        from duel.cluster import RayPool, connect
+
+        cpus = connect(ray, jobs or None)
+        jobs = jobs or cpus
+        remote = RayPool(_play, llm_limit, agents)
+    pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 and remote is None else None
 
     def submit(i: int) -> Future[Any]:
         budget.started(PAIRING)
+        if remote is not None:
+            return remote.submit(tasks[i])
         return pool.submit(_play, tasks[i]) if pool is not None else now(_play, tasks[i])
 
     try:
@@ -172,6 +185,8 @@ def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | Non
         if pool is not None:
             # On an interrupt or an error, do not wait for the games not yet started.
             pool.shutdown(wait=True, cancel_futures=True)
+        if remote is not None:
+            remote.shutdown()
     standings.notes = [line for line in (budget.summary(len(standings.games), len(tasks)),)
                        if line]
     return standings

@@ -69,6 +69,20 @@ class LiveGame:
         """The state after `ply` moves, if it is the current or a recent one."""
         return self.state if self.state.ply == ply else self.recent.get(ply)
 
+    def catch_up(self, records: Sequence[MoveRecord]) -> bool:
+        """Play the stored moves past this game's ply (another server's, on a shared store),
+        checked as on restore (TranscriptError for one the engine refuses). Whether any was."""
+        fresh = [r for r in records if r.ply > self.row.ply]
+        if not fresh or self.over:
+            return False
+        for step in replay_moves(self.state, [m.to_json() for m in fresh]):
+            self.advance(step.after)
+        if fresh[-1].is_forfeit:
+            self.forfeit = fresh[-1].seat
+        self.row.ply = fresh[-1].ply
+        self.row.over = self.over
+        return True
+
     def view_for(self, seat: Seat | None) -> dict[str, Any]:
         """A seat sees the state with itself as player2 (the prompt's convention); a spectator
         (None) sees the true labels."""

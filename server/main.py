@@ -135,8 +135,8 @@ class BodyLimit:
 def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400,
                limits: Limits | None = None, agents: Mapping[str, str] | None = None,
                admin_token: str | None = None) -> FastAPI:
-    """The app, storing games in `db` (a path or sqlite:///PATH), within the operator's
-    `limits` (the defaults of `Limits` without), offering the built-in agents and the
+    """The app, storing games in `db` (a path, sqlite:///PATH or postgresql://...), within
+    the operator's `limits` (the defaults of `Limits` without), offering the built-in agents and the
     operator's `agents` (name -> spec; callers use them by name). With `admin_token`, the
     configured agents that reach out are for that token alone."""
     limits = limits or Limits()
@@ -144,7 +144,7 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = open_store(db)
+        store = open_store(db, limits.lease)
         manager = GameManager(store, limits, catalogue=catalogue)
         app.state.manager = manager
         await manager.start()

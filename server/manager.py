@@ -3,7 +3,12 @@
 
 Unfinished games live in memory. A finished game stays there while it is used, then leaves
 (after `finished_grace` seconds unused, or when more than `finished_kept` are kept, the least
-recently used first); asking for it again reads it back from the store."""
+recently used first); asking for it again reads it back from the store.
+
+On a store several servers share (PostgreSQL; see server/sharing.py) a server keeps in memory
+the unfinished games it runs (holds the lease of) or was asked about, and reads any other
+game back from the store when asked; each request catches its game up with the moves other
+servers stored."""
 
 from __future__ import annotations
 
@@ -18,14 +23,15 @@ from typing import Any
 
 from duel.engine import Deal, Move, Seat, new_game, seat_view
 from duel.engine.codes import random_code
-from duel.errors import BusyError, ConflictError, GameNotFoundError
+from duel.errors import BusyError, ConflictError, GameNotFoundError, StoreError
 from server import events, export, moves
 from server.catalogue import Catalogue
 from server.live import LiveGame, restore
 from server.ratelimit import RateLimiter
 from server.seats import SeatTokens, new_tokens, seat_agents, token_hash
 from server.settings import Limits
-from server.store import GameRow, Store
+from server.sharing import Sharing
+from server.store import GameRow, SharedStore, Store
 from server.thinking import Thinker
 from server.turns import Turns
 
@@ -44,16 +50,27 @@ class GameManager:
         self.tokens = SeatTokens()
         self.thinker = Thinker(self.limits)
         self.searches = self.thinker.searches
-        self.turns = Turns(store, self.thinker, self._finished)
+        self.turns = Turns(store, self.thinker, self._finished, self._runs)
+        self.sharing = Sharing(store, self.games, self.turns, self.find) \
+            if isinstance(store, SharedStore) else None
         self.creations = RateLimiter(self.limits.create_per_minute / 60,
                                      self.limits.create_burst)
         self.finished: OrderedDict[str, float] = OrderedDict()  # in memory, by last use
         self.sweeper: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
+    def _runs(self, game: LiveGame) -> bool:
+        """Whether this server runs the game's turns (on a shared store, if it holds it)."""
+        return self.sharing is None or self.sharing.runs(game)
+
     async def start(self) -> None:
         """Load every unfinished game; resume agent seats whose turn it is. A game that cannot
-        be restored is logged and left out; it never stops the server from starting."""
+        be restored is logged and left out; it never stops the server from starting. On a
+        shared store, load nothing: the games to run come with their leases."""
+        self.sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        if self.sharing is not None:
+            await self.sharing.start()
+            return
         for row in await asyncio.to_thread(self.store.games, True):
             try:
                 game = await asyncio.to_thread(self._read_back, row)
@@ -62,7 +79,6 @@ class GameManager:
                 continue
             self._add(game)
             self.turns.schedule(game)
-        self.sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def stop(self) -> None:
         """Cancel every turn and stop every decision being made (the store keeps each game's
@@ -70,6 +86,8 @@ class GameManager:
         again."""
         if self.sweeper is not None:
             self.sweeper.cancel()
+        if self.sharing is not None:
+            await self.sharing.stop()
         tasks = self.turns.stop(self.games.values())
         await self.thinker.close()
         if tasks:
@@ -89,7 +107,10 @@ class GameManager:
         else:
             deal = Deal.random(random.Random(seed if seed is not None
                                              else secrets.randbits(63)))
-        self._admit(owner)
+        playing = None
+        if self.sharing is not None and self.limits.max_live_games:
+            playing = await asyncio.to_thread(self.sharing.store.unfinished)
+        self._admit(owner, playing)
         code = random_code(secrets.SystemRandom())
         while code in self.games or await asyncio.to_thread(self.store.game, code) is not None:
             code = random_code(secrets.SystemRandom())
@@ -102,16 +123,19 @@ class GameManager:
         state = new_game(deal=deal, open_box=open_box, code=code)
         game = LiveGame(row, state, agents, owner=owner or "game:" + code)
         await asyncio.to_thread(self.store.create_game, row, seat_view(state))
+        if self.sharing is not None:
+            self.sharing.held.add(code)  # its creator holds it first
         self._add(game)
         self.turns.schedule(game)
         return game, {str(seat.player): t for seat, t in tokens.items()}
 
-    def _admit(self, owner: str) -> None:
-        """BusyError if the server holds its most unfinished games, or `owner` created its
-        most games lately."""
+    def _admit(self, owner: str, playing: int | None = None) -> None:
+        """BusyError if the server holds its most unfinished games (`playing`: those of every
+        server sharing the store), or `owner` created its most games lately."""
         cap = self.limits.max_live_games
         if cap:
-            playing = sum(1 for g in self.games.values() if not g.over)
+            if playing is None:
+                playing = sum(1 for g in self.games.values() if not g.over)
             if playing >= cap:
                 raise BusyError(f"the server is full: {playing} games are in play; retry "
                                 "later", retry_after=FULL_RETRY)
@@ -129,12 +153,16 @@ class GameManager:
         return game
 
     async def find(self, code: str) -> LiveGame:
-        """A game, read back from the store if it is finished and no longer in memory
-        (GameNotFoundError if there is none, or it cannot be read)."""
+        """A game, read back from the store if it is finished and no longer in memory, or on
+        a shared store, if it is not in memory (GameNotFoundError if there is none, or it
+        cannot be read); on a shared store, caught up with the moves stored since."""
+        if code in self.games and self.sharing is not None:
+            await self.sharing.catch_up(self.games[code])
         if code not in self.games:
             row = await asyncio.to_thread(self.store.game, code)
-            # An unfinished game not in memory is one left out as damaged at start.
-            if row is None or not row.over:
+            # An unfinished game not in memory of a server of its own is one left out as
+            # damaged at start.
+            if row is None or not (row.over or self.sharing is not None):
                 raise GameNotFoundError(f"no game {code!r}")
             try:
                 game = await asyncio.to_thread(self._read_back, row)
@@ -205,11 +233,18 @@ class GameManager:
         move = moves.parse_move(seat, move_json)
         try:
             return await self.turns.play(game, seat, move, ply)
+        except StoreError:
+            # Another server stored a move at this ply first (a shared store).
+            if self.sharing is not None:
+                await self.sharing.catch_up(game)
+            problem = ConflictError(f"stale ply: another move was stored as move {ply + 1} "
+                                    "first")
         except ConflictError as exc:
-            if not 0 <= ply < game.row.ply:
-                raise
-            note = await moves.stale_note(game, self.store, seat, move, ply)
-            raise ConflictError(f"{exc}; {note}") from None
+            problem = exc
+        if not 0 <= ply < game.row.ply:
+            raise problem
+        note = await moves.stale_note(game, self.store, seat, move, ply)
+        raise ConflictError(f"{problem}; {note}") from None
 
     # ------------------------------------------------------------------ reading
     async def views(self, game: LiveGame, first: int, last: int, seat: Seat | None

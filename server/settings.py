@@ -34,6 +34,7 @@ class Limits:
     header_timeout: float = 10.0  # seconds to send a request's line and headers
     body_timeout: float = 30.0  # seconds to send a request's body
     max_connections: int = 1000  # open connections and requests; beyond, uvicorn answers 503
+    lease: float = 15.0  # seconds a server holds a shared game's turns without renewing
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -68,6 +69,9 @@ HELP = {
     "header_timeout": "seconds a client has to send a request's line and headers",
     "body_timeout": "seconds a client has to send a request's body",
     "max_connections": "open connections at once (uvicorn answers 503 beyond)",
+    "lease": "with PostgreSQL: seconds a server's hold on a game's agent seats and clock "
+             "lasts unrenewed (it renews every third of it); when a server dies, another "
+             "takes its games over after this",
 }
 
 

@@ -1,6 +1,8 @@
 """Storage behind one small interface. SQLite by default (one file, WAL); each move is one
 transaction that stores the move and the game's new position together, so a crash never leaves
-a half-applied move. Another backend (PostgreSQL) implements the same `Store` protocol."""
+a half-applied move. PostgreSQL (server/store_pg.py) implements the same `Store` protocol, and
+`SharedStore` besides: what several `duel serve` processes on one database need (leases on the
+games whose agent seats or clocks they run, and word of the moves the others apply)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,9 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from duel.engine import Seat
 from duel.errors import StoreError
@@ -38,12 +41,47 @@ class Store(Protocol):
 
     def game(self, code: str) -> GameRow | None: ...
 
-    def moves(self, code: str) -> list[MoveRecord]: ...
+    def moves(self, code: str, after: int = 0) -> list[MoveRecord]:
+        """The game's moves past ply `after`, in order."""
+        ...
 
     def append_move(self, code: str, move: MoveRecord, view: dict[str, Any],
                     over: bool) -> None: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class SharedStore(Store, Protocol):
+    """A store several server processes share. Each process is one `holder`; a game whose
+    agent seats or clock someone must run is leased to one holder at a time (its creator
+    first), for `lease_seconds` at a time, renewed while the holder lives."""
+
+    holder: str
+    lease_seconds: float
+
+    def claim(self, limit: int) -> list[str]:
+        """Take the lease of up to `limit` unfinished games that need a runner and whose lease
+        ran out (their holder died or let go); their codes."""
+        ...
+
+    def renew(self) -> set[str]:
+        """Extend this holder's leases of unfinished games; the codes it still holds."""
+        ...
+
+    def release(self) -> None:
+        """Let go of every lease this holder has, for another process to take at once."""
+        ...
+
+    def unfinished(self) -> int:
+        """How many games are not over (every process's)."""
+        ...
+
+    def listen(self, moved: Callable[[str, int], None]) -> None:
+        """Call `moved(code, ply)` (from another thread) after any process stores a move, and
+        `moved("", 0)` after a lost connection to the database is back (moves may have been
+        missed: catch up on everything)."""
+        ...
 
 
 _SCHEMA = """
@@ -57,6 +95,7 @@ CREATE TABLE IF NOT EXISTS games (
     over INTEGER NOT NULL,
     view TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS games_unfinished ON games (over, created);
 CREATE TABLE IF NOT EXISTS moves (
     code TEXT NOT NULL REFERENCES games(code),
     ply INTEGER NOT NULL,
@@ -74,9 +113,19 @@ CREATE TABLE IF NOT EXISTS moves (
 
 
 _ROW = "code, seats, tokens, options, ply, over, created"
+MOVE_COLUMNS = "ply, player, step, move, price, view_hash, seconds, details"
 
 
-def _game_row(code: str, seats: str, tokens: str, options: str, ply: int, over: int,
+def move_record(ply: int, player: int, step: str, move: str, price: int, view_hash: str,
+                seconds: float, details: str) -> MoveRecord:
+    """A stored move (the columns of MOVE_COLUMNS) as its record."""
+    return MoveRecord.from_json({"ply": ply, "player": player, "step": step,
+                                 "move": json.loads(move), "price": price,
+                                 "view_hash": view_hash, "seconds": seconds,
+                                 "details": json.loads(details)})
+
+
+def game_row(code: str, seats: str, tokens: str, options: str, ply: int, over: int,
               created: float) -> GameRow:
     return GameRow(code, json.loads(seats),
                    {Seat.of_player(int(k)): v for k, v in json.loads(tokens).items()},
@@ -106,24 +155,20 @@ class SQLiteStore:
         with self._lock:
             rows = self._db.execute(
                 f"SELECT {_ROW} FROM games {where}ORDER BY created").fetchall()
-        return [_game_row(*row) for row in rows]
+        return [game_row(*row) for row in rows]
 
     def game(self, code: str) -> GameRow | None:
         with self._lock:
             row = self._db.execute(f"SELECT {_ROW} FROM games WHERE code = ?",
                                    (code,)).fetchone()
-        return None if row is None else _game_row(*row)
+        return None if row is None else game_row(*row)
 
-    def moves(self, code: str) -> list[MoveRecord]:
+    def moves(self, code: str, after: int = 0) -> list[MoveRecord]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT ply, player, step, move, price, view_hash, seconds, details FROM moves "
-                "WHERE code = ? ORDER BY ply", (code,)).fetchall()
-        return [MoveRecord.from_json({"ply": ply, "player": player, "step": step,
-                                      "move": json.loads(move), "price": price,
-                                      "view_hash": vh, "seconds": seconds,
-                                      "details": json.loads(details)})
-                for ply, player, step, move, price, vh, seconds, details in rows]
+                f"SELECT {MOVE_COLUMNS} FROM moves WHERE code = ? AND ply > ? ORDER BY ply",
+                (code, after)).fetchall()
+        return [move_record(*row) for row in rows]
 
     def append_move(self, code: str, move: MoveRecord, view: dict[str, Any], over: bool) -> None:
         """Insert the move and update the game in one transaction; the ply must be the next."""
@@ -150,10 +195,25 @@ class SQLiteStore:
             self._db.close()
 
 
-def open_store(url: str) -> Store:
-    """`sqlite:///path/to/file.db`, or a plain path. Other schemes are for later backends."""
+def shown(url: str) -> str:
+    """A storage URL fit to print: without its password."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or "@" not in rest:
+        return url
+    who, _, where = rest.rpartition("@")
+    return f"{scheme}://{who.split(':')[0]}:***@{where}" if ":" in who else url
+
+
+def open_store(url: str, lease_seconds: float = 15.0) -> Store:
+    """`sqlite:///path/to/file.db` or a plain path (SQLite), or `postgresql://...` (a libpq
+    URL; needs the `postgresql` extra). `lease_seconds`: see SharedStore."""
     if url.startswith("sqlite:///"):
         return SQLiteStore(url[len("sqlite:///"):])
+    if url.startswith(("postgresql://", "postgres://")):
+        from server.store_pg import PostgresStore
+
+        return PostgresStore(url, lease_seconds)
     if "://" in url:
-        raise StoreError(f"unsupported storage URL {url!r}; use sqlite:///PATH")
+        raise StoreError(f"unsupported storage URL {url.split('://')[0]!r}://...; use "
+                         "sqlite:///PATH, a path, or postgresql://USER@HOST:PORT/DATABASE")
     return SQLiteStore(url)

@@ -49,10 +49,13 @@ def seat_seed(ply: int, seat: Seat) -> int:
 
 class Turns:
     def __init__(self, store: Store, thinker: Thinker,
-                 on_over: Callable[[LiveGame], None]) -> None:
+                 on_over: Callable[[LiveGame], None],
+                 runs: Callable[[LiveGame], bool] = lambda game: True) -> None:
         self.store = store
         self.thinker = thinker
         self.on_over = on_over  # told once when a game ends
+        # Whether this server runs the game's turns (on a shared store, only its lease holder).
+        self.runs = runs
 
     async def play(self, game: LiveGame, seat: Seat, move: Move, ply: int,
                    details: dict[str, Any] | None = None, seconds: float = 0.0,
@@ -73,6 +76,8 @@ class Turns:
         game.task = None
         if game.over:
             self.on_over(game)
+            return
+        if not self.runs(game):
             return
         seat = to_move(game.state)
         if seat in game.agents:

@@ -36,3 +36,15 @@ def test_bench_server_plays_over_http(capsys: pytest.CaptureFixture[str]) -> Non
     out = _run(capsys, "server", "--clients", "2", "--seconds", "1")
     assert re.search(r"\d+ moves by 2 clients .* moves/s; POST move latency p50 [\d.]+ ms", out)
     assert "0 errors" in out
+
+
+def test_bench_tournament_here(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(capsys, "tournament", "--p1", "random", "--games", "2", "--jobs", "1")
+    assert re.search(r"random vs random: 2 games, 1 at once on processes here: [\d.]+ games/s"
+                     r".*95% CI .* n=2", out)
+
+
+def test_bench_server_many_servers_need_postgresql(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "server", "--servers", "2"]) != 0
+    assert "share a PostgreSQL database: give --db postgresql://" in capsys.readouterr().err

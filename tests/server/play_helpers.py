@@ -23,7 +23,14 @@ def manager(client: TestClient) -> GameManager:
 
 
 def live(client: TestClient, code: str) -> LiveGame:
-    return manager(client).games[code]
+    """The game in the app's memory; on a shared store (where a server keeps only the games it
+    runs or was asked about), read in as a request would, and caught up."""
+    m = manager(client)
+    if m.sharing is not None:
+        portal = client.portal
+        assert portal is not None, "live() needs the client's app running (`with TestClient`)"
+        return portal.call(m.find, code)
+    return m.games[code]
 
 
 def stored_moves(client: TestClient, code: str) -> list[MoveRecord]:

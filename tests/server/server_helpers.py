@@ -21,6 +21,9 @@ from duel.engine import CARD_NAMES, Deal, GameState, Move, new_game
 from duel.schemas import schema_error
 
 WONDER_SELECTION = "WONDER_SELECTION"
+# The stores the tests that run on both use: `pytest.mark.parametrize("db", BACKENDS,
+# indirect=True)` (the `db` fixture of conftest.py makes a fresh database of each).
+BACKENDS = ["sqlite", "postgresql"]
 
 
 # ---------------------------------------------------------------------------- hidden cards

@@ -1,6 +1,7 @@
-"""Restarts on the same SQLite file: a game resumed mid-turn with nothing half done, finished
-and unfinished games kept, an agent that cannot be built any more replaced by its fallback, and
-a damaged game left out without stopping the server."""
+"""Restarts on the same database (a SQLite file, and a PostgreSQL database): a game resumed
+mid-turn with nothing half done, finished and unfinished games kept, an agent that cannot be
+built any more replaced by its fallback, and a damaged game left out without stopping the
+server."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from play_helpers import WAIT, legal, live, manager, play, play_out, stored_moves
 from server_helpers import (
+    BACKENDS,
     TEST_AGENTS,
     GatedAgent,
     bearer,
@@ -23,7 +25,9 @@ from server_helpers import (
 
 from duel.engine import Perspective
 from server.main import create_app
-from server.store import GameRow, SQLiteStore
+from server.store import GameRow, open_store
+
+pytestmark = pytest.mark.parametrize("db", BACKENDS, indirect=True)
 
 
 def test_restart_resumes_the_game_and_the_agent_turn(db: str, tmp_path: Path,
@@ -54,7 +58,7 @@ def test_restart_resumes_the_game_and_the_agent_turn(db: str, tmp_path: Path,
             opener.start()
         opener.join(WAIT)
         assert turn.cancelled()
-        store = SQLiteStore(db)
+        store = open_store(db)
         try:
             assert [r.move for r in store.moves(code)] == moves_before  # nothing half-done
         finally:
@@ -125,11 +129,13 @@ def test_restart_without_an_agent_s_api_key_falls_back_and_goes_on(
         for _ in range(200):
             if live(second, code).over:
                 break
-            if live(second, code).state.current_player == 1:
+            # One look at the state: the fallback may move between two looks.
+            state = live(second, code).state
+            if state.current_player == 1:
                 play(second, code, tokens["1"], rng)
             else:
-                ply = live(second, code).state.ply
-                wait_until(lambda ply=ply: live(second, code).state.ply > ply, WAIT, "the fallback")
+                wait_until(lambda ply=state.ply: live(second, code).state.ply > ply, WAIT,
+                           "the fallback")
         assert live(second, code).state.is_terminal()
         theirs = [r for r in manager(second).store.moves(code) if r.seat.player == 2]
         assert theirs and all(r.details["fallback"] == "rule" for r in theirs)
@@ -141,7 +147,7 @@ def test_a_damaged_game_does_not_stop_the_server(db: str) -> None:
     with TestClient(create_app(db)) as first:
         code, tokens = create(first, "external", "external", seed=62)
         play(first, code, tokens["1"], random.Random(1))
-    store = SQLiteStore(db)
+    store = open_store(db)
     try:
         store.create_game(GameRow("Broken01", ["external", "rule"], {}, {
             "seed": None, "deal": {"nonsense": True}, "open_box": True, "time_per_move": None,

@@ -32,7 +32,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_base
 
 from duel.agents.base import Decision, RandomAgent
-from duel.agents.llm import runner
+from duel.agents.llm import limits, runner
 from duel.agents.llm.accounting import reasoning_label
 from duel.agents.llm.adapt import Settings, adapt, effective, learn
 from duel.agents.llm.legal_schema import legal_move_schema
@@ -269,7 +269,8 @@ class LLMAgent:
             started = time.monotonic()
             self._status("start", attempt, started, s)
             try:
-                async with sem:
+                # The process's cap first: a slot of the cluster's is not held while waiting.
+                async with sem, limits.slot(f"{self.provider.name}:{self.provider.model}"):
                     return await self.provider.complete(self.variant.system, messages, sent,
                                                         s.temperature, settings=s,
                                                         schema=move.schema)
