@@ -38,6 +38,13 @@ class Deal:
     removed3: tuple[int, ...]
     removed_guilds: tuple[int, ...]  # 4
 
+    def __reduce__(self) -> tuple[type[Deal], tuple[tuple[int, ...], ...]]:
+        # Through the constructor: a compiled (mypyc) frozen dataclass cannot be unpickled
+        # attribute by attribute.
+        return (Deal, (self.wonder_draft, self.wonders_out, self.tokens_board, self.tokens_box,
+                       self.age1, self.age2, self.age3, self.removed1, self.removed2,
+                       self.removed3, self.removed_guilds))
+
     def age(self, age: int) -> tuple[int, ...]:
         return (self.age1, self.age2, self.age3)[age - 1]
 

@@ -111,6 +111,12 @@ class Move:
     card_name: str = ""
     player_number: int = 0
 
+    def __reduce__(self) -> tuple[type[Move], tuple[str, int, str, str, str, int]]:
+        # Pickled by its fields through the constructor: a compiled (mypyc) frozen dataclass
+        # cannot be restored attribute by attribute (root-parallel search returns moves).
+        return (Move, (self.kind, self.card_index, self.wonder, self.token, self.card_name,
+                       self.player_number))
+
     def to_json(self) -> dict[str, Any]:
         """The prompt's form, e.g. ``{"move": "DISCARD", "moveData": {"cardIndex": 3}}``."""
         data = {key: getattr(self, MOVE_DATA[key].attr) for key in MOVE_FIELDS[self.kind]}
