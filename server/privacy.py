@@ -124,6 +124,9 @@ class OperatorAgent:
         return ProviderError(f"agent {self.spec!r} failed: {public_reason(exc, self._hide)}")
 
     def _scrubbed(self, details: dict[str, Any]) -> dict[str, Any]:
+        http = details.get("http")
+        if isinstance(http, dict) and isinstance(http.get("calls"), list):
+            details = {**details, "http": self._scrubbed_http(http)}
         llm = details.get("llm")
         if not isinstance(llm, dict) or not isinstance(llm.get("calls"), list):
             return details
@@ -135,6 +138,21 @@ class OperatorAgent:
                 call = {**call, "error": call_failure(call["error"])}
             calls.append(call)
         return {**details, "llm": {**llm, "calls": calls}}
+
+    def _scrubbed_http(self, http: dict[str, Any]) -> dict[str, Any]:
+        """An http: agent's record as callers see it: what a remote server replied is kept
+        only when it was a legal move; errors are scrubbed of the operator's URL and agent."""
+        calls = []
+        for call in http["calls"]:
+            if not isinstance(call, dict):
+                continue
+            if call.get("category") != "OK":
+                log.warning("agent %r: remote reply refused: %s %s", self.spec,
+                            call.get("error"), str(call.get("reply", ""))[:500])
+                call = {**call, "reply": "",
+                        "error": scrub(str(call.get("error", "")), self._hide)}
+            calls.append(call)
+        return {**{k: v for k, v in http.items() if k != "agent"}, "calls": calls}
 
 
 def hide_details(line: dict[str, Any]) -> dict[str, Any]:
