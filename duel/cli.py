@@ -348,15 +348,18 @@ def _load_line(r: dict[str, Any]) -> str:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from duel.build import describe
+
+    if not args.json:
+        print(f"build: {describe()}", flush=True)
     if args.what == "engine":
         from duel.bench import compare_engine
-        from duel.build import describe
 
         r = compare_engine(args.seconds)
         if args.json:
             _dump(r)
             return 0
-        print(f"build: {describe()}; {_load_line(r)}")
+        print(_load_line(r))
         print(f"{r['games_per_s']:.0f} games/s, {r['moves_per_s']:.0f} moves/s "
               "(random vs random, one core, in-place play)")
         print(f"{r['apply_games_per_s']:.0f} games/s (checked apply, a new state per move)")
@@ -365,13 +368,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     if args.what == "mcts":
         from duel.bench import compare_mcts
-        from duel.build import describe
 
         r = compare_mcts(args.seconds, args.spec)
         if args.json:
             _dump(r)
             return 0
-        print(f"build: {describe()}; {_load_line(r)}")
+        print(_load_line(r))
         print(f"{r['iterations_per_s']:.0f} iterations/s from the start position "
               f"({args.spec}, one core; pure build {r['pure_iterations_per_s']:.0f}, "
               f"{r['speedup']:.2f}x)")

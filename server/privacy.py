@@ -26,6 +26,7 @@ _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]*")
 _PATH = re.compile(r"(?<![\w/.~-])(?:[A-Za-z]:[\\/]|~?/|\.{1,2}[\\/])[^\s'\"<>,;]*")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 SHORTEST_SECRET = 3  # a shorter piece of a spec ("m", "0") would blank words, not places
+LOGGED = 300  # characters of a refused remote reply kept in the log
 
 # What a provider's failure says to callers; its message quotes the endpoint's reply.
 _PROVIDER_REASONS: tuple[tuple[type[ProviderError], str], ...] = (
@@ -148,7 +149,7 @@ class OperatorAgent:
                 continue
             if call.get("category") != "OK":
                 log.warning("agent %r: remote reply refused: %s %s", self.spec,
-                            call.get("error"), str(call.get("reply", ""))[:500])
+                            call.get("error"), str(call.get("reply", ""))[:LOGGED])
                 call = {**call, "reply": "",
                         "error": scrub(str(call.get("error", "")), self._hide)}
             calls.append(call)

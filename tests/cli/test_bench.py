@@ -18,7 +18,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 def test_bench_engine_and_mcts(capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(capsys, "engine", "--seconds", "0.1")
-    assert re.search(r"build: (compiled|pure) \(", out)
+    assert re.search(r"build: (compiled|pure) \(", out) and "load average" in out
     assert re.search(r"\d+ games/s, \d+ moves/s .*in-place play", out)
     assert re.search(r"\d+ games/s .*checked apply", out)
     assert re.search(r"pure build of the same source: \d+ games/s", out)
@@ -52,5 +52,6 @@ def test_bench_strength_and_dqn_print_rates_cis_and_targets(
 
 def test_bench_server_plays_over_http(capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(capsys, "server", "--clients", "2", "--seconds", "1")
+    assert re.match(r"build: (compiled|pure) \(", out)
     assert re.search(r"\d+ moves by 2 clients .* moves/s; POST move latency p50 [\d.]+ ms", out)
     assert "0 errors" in out
