@@ -28,6 +28,7 @@ from types import ModuleType
 # The hot modules: the rules engine's state, moves and pricing, the information set's sampling,
 # and the search core. Everything they import from duel is either here or plain Python.
 COMPILED: tuple[str, ...] = (
+    "duel.engine.draws",
     "duel.engine.data",
     "duel.engine.layout",
     "duel.engine.steps",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from .draws import choice
 from .moves import Move
 from .state import GameState
 from .steps import GAME_END
@@ -16,7 +17,7 @@ def random_game(state: GameState, rng: random.Random, moves: list[Move] | None =
     them to `moves` if given. Returns the number of moves played."""
     played = 0
     while state.step != GAME_END:
-        move = rng.choice(state.legal_moves())
+        move = choice(rng, state.legal_moves())
         state.play(move)
         if moves is not None:
             moves.append(move)

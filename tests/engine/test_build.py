@@ -115,3 +115,21 @@ def test_the_compiled_modules_exist_as_sources() -> None:
     for module in COMPILED:
         __import__(module)
         assert (REPO / Path(*module.split("."))).with_suffix(".py").is_file()
+
+
+def test_the_draws_are_the_standard_librarys() -> None:
+    """duel.engine.draws takes the same numbers from a generator as random.py does (deals and
+    samples by seed depend on it)."""
+    import random
+
+    from duel.engine import draws
+
+    for seed in range(300):
+        n = 1 + seed % 40
+        mine, theirs = random.Random(seed), random.Random(seed)
+        a, b = list(range(n)), list(range(n))
+        draws.shuffle(mine, a)
+        theirs.shuffle(b)
+        assert a == b
+        assert draws.choice(mine, a) == theirs.choice(b)
+        assert mine.random() == theirs.random()  # the generators stay in step
