@@ -344,7 +344,8 @@ def _games(args: argparse.Namespace, default: int) -> int:
 
 
 def _load_line(r: dict[str, Any]) -> str:
-    return f"load average {r['load_average']:.2f} on {r['cpus']} CPUs"
+    return (f"rates per second of process CPU time; load average {r['load_average']:.2f} on "
+            f"{r['cpus']} CPUs")
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
