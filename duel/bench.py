@@ -251,7 +251,9 @@ def bench_server(clients: int, seconds: float) -> dict[str, float]:
             await asyncio.gather(*(one(i, start + seconds) for i in range(clients)))
             return time.monotonic() - start
 
+        cpu_before = _cpu_seconds(proc.pid)
         elapsed = asyncio.run(run())
+        cpu_used = _cpu_seconds(proc.pid) - cpu_before
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -261,7 +263,22 @@ def bench_server(clients: int, seconds: float) -> dict[str, float]:
             "post_p99_ms": 1000 * _percentile(posts, 0.99),
             "get_p50_ms": 1000 * _percentile(gets, 0.5),
             "get_p99_ms": 1000 * _percentile(gets, 0.99),
-            "games_finished": counts["finished"], "errors": counts["errors"]}
+            "games_finished": counts["finished"], "errors": counts["errors"],
+            # The server's own CPU time per move: its cost, whatever else loads the machine
+            # (the clients share its two cores). NaN where /proc is missing.
+            "server_cpu_ms_per_move": 1000 * cpu_used / max(1, counts["moves"])}
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of process `pid` so far (Linux /proc; NaN elsewhere)."""
+    import os
+
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def bench_analyse(iterations: int | None, jobs: int, seed: int) -> None:

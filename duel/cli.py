@@ -343,6 +343,10 @@ def _games(args: argparse.Namespace, default: int) -> int:
     return int(args.games) if args.games is not None else default
 
 
+def _load() -> str:
+    return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+
+
 def _load_line(r: dict[str, Any]) -> str:
     return (f"rates per second of process CPU time; load average {r['load_average']:.2f} on "
             f"{r['cpus']} CPUs")
@@ -389,7 +393,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
               f"{r['moves_per_s']:.0f} moves/s; POST move latency p50 {r['post_p50_ms']:.1f} ms, "
               f"p99 {r['post_p99_ms']:.1f} ms; GET moves p50 {r['get_p50_ms']:.1f} ms, "
               f"p99 {r['get_p99_ms']:.1f} ms; {r['games_finished']} games finished, "
-              f"{r['errors']} errors")
+              f"{r['errors']} errors; server CPU {r['server_cpu_ms_per_move']:.2f} ms per move; "
+              f"{_load()}")
         return 0
     if args.what == "dqn":
         from duel.bench import bench_dqn
