@@ -52,6 +52,10 @@ class BuildExtOrPure(build_ext):
     """build_ext that falls back to the pure build instead of failing the install."""
 
     def run(self) -> None:
+        if self.inplace or getattr(self, "editable_mode", False):
+            # An editable install keeps its extensions in the tree: clear an earlier build's.
+            # (A wheel built from the tree leaves them, for an editable install there.)
+            remove_extensions(ROOT / "duel")
         start = time.monotonic()
         try:
             super().run()
@@ -78,13 +82,14 @@ BUILDING = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "i
 def extensions() -> list[Any]:
     if not BUILDING & set(sys.argv[1:]):
         return []
-    remove_extensions(ROOT / "duel")
     if build_info.pure_requested():
+        remove_extensions(ROOT / "duel")  # no stale extension may shadow the pure build
         pure("DUEL_PURE=1 at install")
         return []
     try:
         from mypyc.build import mypycify
     except ImportError as exc:
+        remove_extensions(ROOT / "duel")
         pure(f"mypyc is not available ({exc})")
         return []
     start = time.monotonic()
@@ -94,6 +99,7 @@ def extensions() -> list[Any]:
     try:
         modules = mypycify(paths, opt_level="3", group_name=build_info.GROUP)
     except (Exception, SystemExit) as exc:  # mypyc exits on a type error
+        remove_extensions(ROOT / "duel")
         pure(f"mypyc failed ({type(exc).__name__}: {exc}; its messages are above)")
         return []
     finally:
