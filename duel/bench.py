@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from duel.engine import GameState, Seat, new_game
 from duel.engine.pricing import PriceBook
@@ -15,26 +15,31 @@ if TYPE_CHECKING:
 
 
 def bench_engine(seconds: float = 5.0, seed: int = 0) -> dict[str, float]:
-    """Random-vs-random full games on one core, two ways: in place with the unchecked `play`
-    (how search and rollouts run) and through the checked, copying `apply` (the public path).
+    """Random-vs-random full games per second of CPU time on one core, two ways: in place
+    (`duel.engine.playout`, how search and rollouts run) and through the checked, copying
+    `apply` (the public path).
     The games share one price book, as a search's samples do."""
+    from duel.engine.playout import random_game
+
     out: dict[str, float] = {}
     prices = PriceBook()
     for mode in ("play", "apply"):
         rng = random.Random(seed)
         games = moves = 0
         start = time.perf_counter()
+        cpu = time.process_time()
         while time.perf_counter() - start < seconds / 2:
             state = new_game(seed=games, rng=None, prices=prices)
-            while not state.is_terminal():
-                move = rng.choice(state.legal_moves())
-                if mode == "play":
-                    state.play(move)
-                else:
-                    state = state.apply(move)
-                moves += 1
+            if mode == "play":
+                moves += random_game(state, rng)
+            else:
+                while not state.is_terminal():
+                    state = state.apply(rng.choice(state.legal_moves()))
+                    moves += 1
             games += 1
-        elapsed = time.perf_counter() - start
+        # Per second of this process's CPU time: what one core does, even while other jobs
+        # share the machine's cores (its wall-clock rate would measure their load).
+        elapsed = time.process_time() - cpu
         out[f"{mode}_games_per_s"] = games / elapsed
         out[f"{mode}_moves_per_s"] = moves / elapsed
     return out
@@ -54,8 +59,13 @@ def mid_age_two(seed: int = 0) -> GameState:
     return state
 
 
-def bench_mcts(seconds: float, spec: str = "mcts") -> list[tuple[str, float]]:
-    """MCTS iterations per second, single process, from the start and from mid-Age II."""
+MCTS_POSITIONS = (("start", "from the start position"),
+                  ("mid_age_two", "from a mid-Age-II position"))
+
+
+def bench_mcts(seconds: float, spec: str = "mcts") -> dict[str, float]:
+    """MCTS iterations per second of CPU time, single process, from the start and from mid-Age
+    II (keys as in MCTS_POSITIONS)."""
     from duel.agents.mcts import MCTSAgent
     from duel.agents.spec import make_agent
     from duel.engine import InfoSet, seat_view
@@ -64,13 +74,66 @@ def bench_mcts(seconds: float, spec: str = "mcts") -> list[tuple[str, float]]:
     assert isinstance(agent, MCTSAgent)
     agent.iterations = 0
     agent.time = seconds / 2
-    out = []
-    for label, state in (("from the start position", new_game(0)),
-                         ("from a mid-Age-II position", mid_age_two(0))):
+    out = {}
+    for key, state in (("start", new_game(0)), ("mid_age_two", mid_age_two(0))):
         info = InfoSet.from_view(seat_view(state))
-        _, iterations, elapsed = agent.search(info, random.Random(0))
-        out.append((label, iterations / elapsed))
+        cpu = time.process_time()
+        _, iterations, _ = agent.search(info, random.Random(0))
+        out[key] = iterations / (time.process_time() - cpu)  # per CPU second, as above
     return out
+
+
+def pure_figures(call: str) -> dict[str, float]:
+    """`call` (an expression in duel.bench returning a dict of figures) evaluated by a
+    subprocess that runs the pure Python source (DUEL_PURE=1), one after the running build's
+    own figures so that the two never share the core."""
+    import json
+    import os
+    import subprocess
+
+    code = f"import json, duel.bench as b; print(json.dumps(b.{call}))"
+    env = {**os.environ, "DUEL_PURE": "1"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the pure build's benchmark failed: {done.stderr.strip()[-500:]}")
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def compare_engine(seconds: float) -> dict[str, Any]:
+    """`duel bench engine`: the running build's figures and the pure build's, in one run."""
+    from duel.build import build
+
+    mine = bench_engine(seconds)
+    pure = mine if build() == "pure" else pure_figures(f"bench_engine({seconds!r})")
+    return {"build": build(), "games_per_s": mine["play_games_per_s"],
+            "pure_games_per_s": pure["play_games_per_s"],
+            "moves_per_s": mine["play_moves_per_s"], "pure_moves_per_s": pure["play_moves_per_s"],
+            "apply_games_per_s": mine["apply_games_per_s"],
+            "pure_apply_games_per_s": pure["apply_games_per_s"],
+            "speedup": mine["play_games_per_s"] / pure["play_games_per_s"],
+            "seconds": seconds, "clock": "process CPU time", **_load_fields()}
+
+
+def compare_mcts(seconds: float, spec: str) -> dict[str, Any]:
+    """`duel bench mcts`: iterations/s of the running build and the pure one, in one run."""
+    from duel.build import build
+
+    mine = bench_mcts(seconds, spec)
+    pure = mine if build() == "pure" else pure_figures(f"bench_mcts({seconds!r}, {spec!r})")
+    return {"build": build(), "spec": spec,
+            "iterations_per_s": mine["start"], "pure_iterations_per_s": pure["start"],
+            "mid_age_two_iterations_per_s": mine["mid_age_two"],
+            "pure_mid_age_two_iterations_per_s": pure["mid_age_two"],
+            "speedup": mine["start"] / pure["start"], "seconds": seconds,
+            "clock": "process CPU time", **_load_fields()}
+
+
+def _load_fields() -> dict[str, Any]:
+    import os
+
+    return {"load_average": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
 
 
 def bench_strength(games: int, seconds: float, jobs: int, seed: int) -> None:
@@ -202,7 +265,9 @@ def bench_server(clients: int, seconds: float, db: str | None = None,
             await asyncio.gather(*(one(i, start + seconds) for i in range(clients)))
             return time.monotonic() - start
 
+        cpu_before = _cpu_seconds(proc.pid)
         elapsed = asyncio.run(run())
+        cpu_used = _cpu_seconds(proc.pid) - cpu_before
     finally:
         for proc in procs:
             proc.terminate()
@@ -214,7 +279,22 @@ def bench_server(clients: int, seconds: float, db: str | None = None,
             "post_p99_ms": 1000 * _percentile(posts, 0.99),
             "get_p50_ms": 1000 * _percentile(gets, 0.5),
             "get_p99_ms": 1000 * _percentile(gets, 0.99),
-            "games_finished": counts["finished"], "errors": counts["errors"]}
+            "games_finished": counts["finished"], "errors": counts["errors"],
+            # The server's own CPU time per move: its cost, whatever else loads the machine
+            # (the clients share its two cores). NaN where /proc is missing.
+            "server_cpu_ms_per_move": 1000 * cpu_used / max(1, counts["moves"])}
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of process `pid` so far (Linux /proc; NaN elsewhere)."""
+    import os
+
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def bench_tournament(p1: str, p2: str, games: int, jobs: int, ray: str | None,

@@ -394,21 +394,47 @@ def _games(args: argparse.Namespace, default: int) -> int:
     return int(args.games) if args.games is not None else default
 
 
-def cmd_bench(args: argparse.Namespace) -> int:
-    if args.what == "engine":
-        from duel.bench import bench_engine
+def _load() -> str:
+    return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
 
-        r = bench_engine(args.seconds)
-        print(f"{r['play_games_per_s']:.0f} games/s, {r['play_moves_per_s']:.0f} moves/s "
+
+def _load_line(r: dict[str, Any]) -> str:
+    return (f"rates per second of process CPU time; load average {r['load_average']:.2f} on "
+            f"{r['cpus']} CPUs")
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from duel.build import describe
+
+    if not args.json:
+        print(f"build: {describe()}", flush=True)
+    if args.what == "engine":
+        from duel.bench import compare_engine
+
+        r = compare_engine(args.seconds)
+        if args.json:
+            _dump(r)
+            return 0
+        print(_load_line(r))
+        print(f"{r['games_per_s']:.0f} games/s, {r['moves_per_s']:.0f} moves/s "
               "(random vs random, one core, in-place play)")
-        print(f"{r['apply_games_per_s']:.0f} games/s, {r['apply_moves_per_s']:.0f} moves/s "
-              "(checked apply, a new state per move)")
+        print(f"{r['apply_games_per_s']:.0f} games/s (checked apply, a new state per move)")
+        print(f"pure build of the same source: {r['pure_games_per_s']:.0f} games/s in place, "
+              f"{r['pure_apply_games_per_s']:.0f} with apply; {r['speedup']:.2f}x")
         return 0
     if args.what == "mcts":
-        from duel.bench import bench_mcts
+        from duel.bench import compare_mcts
 
-        for label, rate in bench_mcts(args.seconds, args.spec):
-            print(f"{rate:.0f} iterations/s {label} ({args.spec}, one core)")
+        r = compare_mcts(args.seconds, args.spec)
+        if args.json:
+            _dump(r)
+            return 0
+        print(_load_line(r))
+        print(f"{r['iterations_per_s']:.0f} iterations/s from the start position "
+              f"({args.spec}, one core; pure build {r['pure_iterations_per_s']:.0f}, "
+              f"{r['speedup']:.2f}x)")
+        print(f"{r['mid_age_two_iterations_per_s']:.0f} iterations/s from a mid-Age-II "
+              f"position (pure build {r['pure_mid_age_two_iterations_per_s']:.0f})")
         return 0
     if args.what == "server":
         from duel.bench import bench_server
@@ -421,7 +447,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
               f"{r['moves_per_s']:.0f} moves/s; POST move latency p50 {r['post_p50_ms']:.1f} ms, "
               f"p99 {r['post_p99_ms']:.1f} ms; GET moves p50 {r['get_p50_ms']:.1f} ms, "
               f"p99 {r['get_p99_ms']:.1f} ms; {r['games_finished']} games finished, "
-              f"{r['errors']} errors")
+              f"{r['errors']} errors; server CPU {r['server_cpu_ms_per_move']:.2f} ms per move; "
+              f"{_load()}")
         return 0
     if args.what == "tournament":
         from duel.bench import bench_tournament
@@ -514,9 +541,17 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _version() -> str:
+    from duel import __version__
+    from duel.build import describe
+
+    return f"duel {__version__}, {describe()} build"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="duel", description="7 Wonders Duel for LLM agents, "
                                      "MCTS and external bots.")
+    parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("new", help="the initial state (JSON) as player 1 sees it")
@@ -787,6 +822,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "append every decision to this JSONL")
     p.add_argument("--suite", default=None, help="positions: the suite answered")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="engine, mcts: one JSON object")
     p.add_argument("--positions", type=int, default=20, help="local: positions per candidate")
     p.add_argument("--variants", default="baseline,local,local+legal",
                    help="local: candidates, a prompt variant each, +legal for output "

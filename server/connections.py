@@ -66,7 +66,7 @@ def server_config(app: FastAPI, host: str, port: int, log_level: str, limits: Li
     at once, and SHUTDOWN_GRACE seconds for open requests when the server stops (then they are
     cancelled, so SIGTERM stops the server within a few seconds)."""
     return uvicorn.Config(
-        app, host=host, port=port, log_level=log_level,
+        app, host=host, port=port, log_level=log_level, loop="auto",  # uvloop when installed
         http=header_timeout_protocol(limits.header_timeout),
         timeout_keep_alive=limits.keep_alive, h11_max_incomplete_event_size=MAX_HEAD,
         limit_concurrency=limits.max_connections, timeout_graceful_shutdown=SHUTDOWN_GRACE)

@@ -62,7 +62,11 @@ async def apply_move(game: LiveGame, store: Store, seat: Seat, move: Move, ply: 
         if move not in state.legal_moves():
             raise illegal(game, seat, move)
         record = MoveRecord.decided(state, move, seconds, details, forfeit)
-        after = state if forfeit else state.apply(move)
+        if forfeit:
+            after = state
+        else:  # legal: checked above (apply would ask the generator again)
+            after = state.clone()
+            after.play(move)
         over = forfeit or after.is_terminal()
         await asyncio.to_thread(store.append_move, game.code, record, seat_view(after), over)
         game.row.ply = record.ply

@@ -26,6 +26,7 @@ _URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>]*")
 _PATH = re.compile(r"(?<![\w/.~-])(?:[A-Za-z]:[\\/]|~?/|\.{1,2}[\\/])[^\s'\"<>,;]*")
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 SHORTEST_SECRET = 3  # a shorter piece of a spec ("m", "0") would blank words, not places
+LOGGED = 300  # characters of a refused remote reply kept in the log
 
 # What a provider's failure says to callers; its message quotes the endpoint's reply.
 _PROVIDER_REASONS: tuple[tuple[type[ProviderError], str], ...] = (
@@ -121,6 +122,9 @@ class OperatorAgent:
         return ProviderError(f"agent {self.spec!r} failed: {public_reason(exc, self._hide)}")
 
     def _scrubbed(self, details: dict[str, Any]) -> dict[str, Any]:
+        http = details.get("http")
+        if isinstance(http, dict) and isinstance(http.get("calls"), list):
+            details = {**details, "http": self._scrubbed_http(http)}
         llm = details.get("llm")
         if not isinstance(llm, dict) or not isinstance(llm.get("calls"), list):
             return details
@@ -133,3 +137,17 @@ class OperatorAgent:
             calls.append(call)
         return {**details, "llm": {**llm, "calls": calls}}
 
+    def _scrubbed_http(self, http: dict[str, Any]) -> dict[str, Any]:
+        """An http: agent's record as callers see it: what a remote server replied is kept
+        only when it was a legal move; errors are scrubbed of the operator's URL and agent."""
+        calls = []
+        for call in http["calls"]:
+            if not isinstance(call, dict):
+                continue
+            if call.get("category") != "OK":
+                log.warning("agent %r: remote reply refused: %s %s", self.spec,
+                            call.get("error"), str(call.get("reply", ""))[:LOGGED])
+                call = {**call, "reply": "",
+                        "error": scrub(str(call.get("error", "")), self._hide)}
+            calls.append(call)
+        return {**{k: v for k, v in http.items() if k != "agent"}, "calls": calls}

@@ -55,4 +55,14 @@ LLM = AgentKind("llm", "an LLM player: llm:openai:MODEL, llm:anthropic:MODEL, "
 DQN = AgentKind("dqn", "masked deep-Q network (ONNX); dqn:PATH plays a model file",
                 custom_parser="duel.rl.policy:parse_dqn_spec")
 
-BUILTIN_KINDS = (RANDOM, RULE, MCTS, LLM, DQN)
+HTTP_PARAMS = {
+    "agent": Param(str, "mcts", "the agent the remote server plays (';' for its commas)"),
+    "timeout": Param(float, 10.0, "seconds per request"),
+    "max_attempts": Param(int, 2, "requests per move before the fallback"),
+    "fallback": Param(str, "random", "after the last attempt: forfeit, random or rule"),
+}
+HTTP = AgentKind("http", "another server's POST /agents/move: http:URL,agent=NAME (a timeout, "
+                 "attempts and a fallback as for LLM seats)", HTTP_PARAMS,
+                 custom_parser="duel.agents.remote:parse_http_spec")
+
+BUILTIN_KINDS = (RANDOM, RULE, MCTS, LLM, DQN, HTTP)

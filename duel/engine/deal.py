@@ -18,6 +18,7 @@ from .data import (
     WONDER_IDS,
     WONDER_NAMES,
 )
+from .draws import shuffle
 from .moves import InvalidStateError
 from .names import ids_of
 
@@ -38,6 +39,13 @@ class Deal:
     removed3: tuple[int, ...]
     removed_guilds: tuple[int, ...]  # 4
 
+    def __reduce__(self) -> tuple[type[Deal], tuple[tuple[int, ...], ...]]:
+        # Through the constructor: a compiled (mypyc) frozen dataclass cannot be unpickled
+        # attribute by attribute.
+        return (Deal, (self.wonder_draft, self.wonders_out, self.tokens_board, self.tokens_box,
+                       self.age1, self.age2, self.age3, self.removed1, self.removed2,
+                       self.removed3, self.removed_guilds))
+
     def age(self, age: int) -> tuple[int, ...]:
         return (self.age1, self.age2, self.age3)[age - 1]
 
@@ -45,19 +53,19 @@ class Deal:
     def random(rng: random.Random) -> Deal:
         """Draw a deal; the only place setup randomness is consumed."""
         wonders = list(range(len(WONDER_NAMES)))
-        rng.shuffle(wonders)
+        shuffle(rng, wonders)
         tokens = list(range(len(TOKEN_NAMES)))
-        rng.shuffle(tokens)
+        shuffle(rng, tokens)
         a1 = list(AGE1_CARDS)
-        rng.shuffle(a1)
+        shuffle(rng, a1)
         a2 = list(AGE2_CARDS)
-        rng.shuffle(a2)
+        shuffle(rng, a2)
         a3 = list(AGE3_CARDS)
-        rng.shuffle(a3)
+        shuffle(rng, a3)
         guilds = list(GUILD_CARDS)
-        rng.shuffle(guilds)
+        shuffle(rng, guilds)
         layout3 = a3[:17] + guilds[:3]
-        rng.shuffle(layout3)
+        shuffle(rng, layout3)
         return Deal(
             wonder_draft=tuple(wonders[:8]), wonders_out=tuple(wonders[8:]),
             tokens_board=tuple(tokens[:5]), tokens_box=tuple(tokens[5:]),

@@ -25,6 +25,7 @@ from .data import (
     WONDERS,
 )
 from .deal import Deal
+from .draws import shuffle
 from .moves import InvalidStateError
 from .pricing import PriceBook
 from .state import GameState
@@ -65,9 +66,9 @@ class InfoSet:
         age = t.age
         pools = {a: list(self.age_pools[a - 1]) for a in (1, 2, 3)}
         guilds = list(self.guild_pool)
-        rng.shuffle(guilds)
+        shuffle(rng, guilds)
         for a in (1, 2, 3):
-            rng.shuffle(pools[a])
+            shuffle(rng, pools[a])
         # Current age: fill the face-down slots.
         if t.step != WONDER_SELECTION:
             for slot, is_guild in self.hidden_slots:
@@ -85,16 +86,16 @@ class InfoSet:
                 removed[a] = tuple(pools[a][20:])
             else:
                 cards = pools[3][:17] + guilds[:3]
-                rng.shuffle(cards)
+                shuffle(rng, cards)
                 layouts[a] = tuple(cards)
                 removed[a] = tuple(pools[3][17:])
                 guilds = guilds[3:]
         box = list(self.box_pool)
-        rng.shuffle(box)
+        shuffle(rng, box)
         s.tokens_box = box
         # Wonders not seen: round 2 of the draft (when still to come) and those out of the game.
         unseen = list(self.wonder_pool)
-        rng.shuffle(unseen)
+        shuffle(rng, unseen)
         known_out = [w for w in range(12) if w not in unseen and w not in t.wonders_available
                      and w not in s.players[0].wonders and w not in s.players[1].wonders]
         round1 = (list(t.wonders_available) + [-1, -1, -1, -1])[:4]

@@ -33,7 +33,7 @@ def test_every_built_in_builder_path_loads(kind: AgentKind) -> None:
 def test_the_listing_shows_every_kind_with_its_options() -> None:
     text = describe_kinds().splitlines()
     assert [line.split(":")[0] for line in text] == [k.name for k in BUILTIN_KINDS]
-    assert set(kinds()) == {"random", "rule", "mcts", "llm", "dqn"}
+    assert set(kinds()) == {"random", "rule", "mcts", "llm", "dqn", "http"}
     mcts = next(line for line in text if line.startswith("mcts:"))
     assert "iterations=0" in mcts and "workers=1" in mcts
     assert "max_attempts=3" in next(line for line in text if line.startswith("llm:"))

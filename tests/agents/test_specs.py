@@ -11,7 +11,7 @@ from duel.errors import SpecError
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("nosuch", "unknown agent 'nosuch'; valid agents: dqn, llm, mcts, random, rule"),
+    ("nosuch", "unknown agent 'nosuch'; valid agents: dqn, http, llm, mcts, random, rule"),
     ("mcts:iters=5", "unknown parameter 'iters'; valid parameters: iterations, time"),
     ("mcts:iterations=abc", "iterations must be int, got 'abc'"),
     ("mcts:iterations", "expected key=value"),
@@ -45,5 +45,5 @@ def test_spec_parses_parameters() -> None:
 def test_match_cli_bad_spec_exits_2(capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["match", "--p1", "bogus", "--p2", "rule"]) == 2
     err = capsys.readouterr().err
-    assert err.strip() == ("duel match: unknown agent 'bogus'; valid agents: dqn, llm, mcts, "
+    assert err.strip() == ("duel match: unknown agent 'bogus'; valid agents: dqn, http, llm, mcts, "
                            "random, rule")

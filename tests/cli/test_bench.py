@@ -3,6 +3,7 @@ themselves are for `duel bench`, never asserted against a clock)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -17,11 +18,28 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 def test_bench_engine_and_mcts(capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(capsys, "engine", "--seconds", "0.1")
+    assert re.search(r"build: (compiled|pure) \(", out) and "load average" in out
     assert re.search(r"\d+ games/s, \d+ moves/s .*in-place play", out)
-    assert re.search(r"\d+ games/s, \d+ moves/s .*checked apply", out)
+    assert re.search(r"\d+ games/s .*checked apply", out)
+    assert re.search(r"pure build of the same source: \d+ games/s", out)
     out = _run(capsys, "mcts", "--seconds", "0.1")
     assert "iterations/s from the start position" in out
     assert "iterations/s from a mid-Age-II position" in out
+
+
+def test_bench_json_compares_the_running_build_with_the_pure_one(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from duel.build import build
+
+    engine = json.loads(_run(capsys, "engine", "--seconds", "0.2", "--json"))
+    mcts = json.loads(_run(capsys, "mcts", "--seconds", "0.2", "--json"))
+    for r, rate in ((engine, "games_per_s"), (mcts, "iterations_per_s")):
+        assert r["build"] == build()
+        assert r[rate] > 0 and r[f"pure_{rate}"] > 0
+        assert r["speedup"] == pytest.approx(r[rate] / r[f"pure_{rate}"])
+        assert r["cpus"] >= 1 and r["load_average"] >= 0
+    assert mcts["mid_age_two_iterations_per_s"] > 0
+    assert mcts["pure_mid_age_two_iterations_per_s"] > 0
 
 
 def test_bench_strength_and_dqn_print_rates_cis_and_targets(
@@ -34,6 +52,7 @@ def test_bench_strength_and_dqn_print_rates_cis_and_targets(
 
 def test_bench_server_plays_over_http(capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(capsys, "server", "--clients", "2", "--seconds", "1")
+    assert re.match(r"build: (compiled|pure) \(", out)
     assert re.search(r"\d+ moves by 2 clients .* moves/s; POST move latency p50 [\d.]+ ms", out)
     assert "0 errors" in out
 

@@ -9,6 +9,7 @@ seeds and shrinks a failure to one seed.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import random
@@ -141,8 +142,11 @@ def snapshot(state: GameState) -> tuple[Any, ...]:
     def copy(v: Any) -> Any:
         return v[:] if isinstance(v, list) else v
 
-    fields = {n: copy(getattr(state, n)) for n in GameState.__slots__ if n != "players"}
-    players = [{n: copy(getattr(p, n)) for n in PlayerState.__slots__ if n != "table"}
+    # dataclasses.fields, not __slots__: a compiled (mypyc) class has no __slots__.
+    fields = {f.name: copy(getattr(state, f.name)) for f in dataclasses.fields(GameState)
+              if f.name != "players"}
+    players = [{f.name: copy(getattr(p, f.name)) for f in dataclasses.fields(PlayerState)
+                if f.name != "table"}
                for p in state.players]
     # Legal moves and prices too: the price memo is shared between a state and its copies.
     return (seat_view(state), Perspective.of_player(1).view(state), fields, players,

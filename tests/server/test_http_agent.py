@@ -1,0 +1,252 @@
+"""The `http:URL` agent against the real `duel serve` over real HTTP, and against a misbehaving
+bot (a real HTTP server on loopback that answers badly on purpose): every attempt recorded, a
+bad reply an illegal-move record and never a crash, the fallback or a resignation after the
+last attempt. Only the operator may configure one: a request naming `http:` is refused."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from live_server import Server, start
+from play_helpers import live, play
+from server_helpers import bearer, check_transcript, create
+
+from duel.agents.remote import HTTPAgent
+from duel.agents.spec import make_agent
+from duel.engine import Perspective, Seat, new_game, seat_view
+from duel.errors import SpecError
+from duel.match import agent_rng, decide, play_match
+from server.main import create_app
+
+
+@pytest.fixture
+def remote(servers: list[Server], tmp_path: Path) -> Server:
+    """A real `duel serve` whose POST /agents/move the http: agent asks."""
+    return start(servers, tmp_path / "remote.db", tmp_path)
+
+
+def test_a_whole_game_against_duel_serve(remote: Server) -> None:
+    agent = make_agent(f"http:{remote.url},agent=rule")
+    seen: list[dict[str, Any]] = []
+    result = play_match(agent, "random", seed=4,
+                        on_move=lambda r, b, a: seen.append(r.details) if r.seat == Seat.P1
+                        else None)
+    assert result.result is not None
+    assert len(seen) > 15
+    for details in seen:
+        http = details["http"]
+        assert http["legal_at_attempt"] == 1 and http["fallback"] is None
+        [call] = http["calls"]
+        assert call["category"] == "OK" and call["status"] == 200 and call["latency_s"] > 0
+        assert json.loads(call["reply"])["move"]
+
+
+def test_the_remote_agent_decides_as_it_would_locally(remote: Server) -> None:
+    """The rule agent over HTTP and in process choose the same moves in the same positions."""
+    state = new_game(11)
+    http = make_agent(f"http://127.0.0.1:{remote.port},agent=rule")
+    local = make_agent("rule")
+    rng = random.Random(0)
+    for _ in range(12):
+        seat = Seat.of_index(state.current)
+        mine = decide(local, state, agent_rng(0, seat))[0]
+        theirs = decide(http, state, agent_rng(0, seat))[0]
+        assert mine == theirs
+        state = state.apply(rng.choice(state.legal_moves()))
+
+
+# ---------------------------------------------------------------------------- a bad bot
+class Bot(ThreadingHTTPServer):
+    """A user's bot on loopback that answers with `replies` in turn (status, body, delay)."""
+
+    def __init__(self, replies: list[tuple[int, str, float]]) -> None:
+        self.replies = replies
+        self.requests: list[dict[str, Any]] = []
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: Bot
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = self.rfile.read(int(self.headers["content-length"]))
+        self.server.requests.append({"path": self.path, "body": json.loads(body)})
+        status, text, delay = self.server.replies[min(len(self.server.requests),
+                                                      len(self.server.replies)) - 1]
+        time.sleep(delay)
+        data = text.encode()
+        try:
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:
+            pass  # the client gave up (its timeout)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def bot() -> Iterator[Callable[[list[tuple[int, str, float]]], Bot]]:
+    started: list[Bot] = []
+
+    def run(replies: list[tuple[int, str, float]]) -> Bot:
+        b = Bot(replies)
+        threading.Thread(target=b.serve_forever, daemon=True).start()
+        started.append(b)
+        return b
+    yield run
+    for b in started:
+        b.shutdown()
+        b.server_close()
+
+
+def _first_decision(spec: str) -> tuple[Any, list[Any]]:
+    state = new_game(2)
+    seen = Perspective.to_move(state)
+    legal = seen.moves_out(state.legal_moves())
+    agent = make_agent(spec)
+    return agent.choose(seen.view(state), legal, random.Random(0)), legal
+
+
+def test_bad_replies_are_recorded_attempts_then_the_fallback_plays(
+        bot: Callable[[list[tuple[int, str, float]]], Bot]) -> None:
+    state = new_game(2)
+    legal_json = [m.to_json() for m in Perspective.to_move(state).moves_out(state.legal_moves())]
+    wrong = {"move": "DISCARD", "moveData": {"cardIndex": 3}}  # the draft: not legal
+    b = bot([(200, "not json {", 0), (200, "[1, 2]", 0),
+             (200, json.dumps({"move": "SELECT_WONDER", "moveData": {"wonder": "NOPE"}}), 0),
+             (200, json.dumps(wrong), 0), (422, '{"detail": "agent not offered"}', 0),
+             (503, "down", 0)])
+    decision, legal = _first_decision(f"http:{b.url},agent=rule,max_attempts=6")
+    http = decision.details["http"]
+    assert [c["category"] for c in http["calls"]] == [
+        "UNPARSABLE", "UNPARSABLE", "SCHEMA", "ILLEGAL", "REFUSED", "TRANSPORT"]
+    assert "not legal" in http["calls"][3]["error"] and "SELECT_WONDER" in \
+        http["calls"][3]["error"]
+    assert http["calls"][4]["status"] == 422 and "HTTP 503" in http["calls"][5]["error"]
+    assert http["legal_at_attempt"] is None and http["fallback"] == "random"
+    assert decision.move in legal and not decision.forfeit
+    assert decision.move.to_json() in legal_json
+    # Every request carried the seat's view and the remote agent's name.
+    assert {r["path"] for r in b.requests} == {"/agents/move"}
+    assert all(r["body"]["agent"] == "rule" and r["body"]["state"]["step"] for r in b.requests)
+
+
+def test_a_good_reply_after_a_bad_one_is_played(
+        bot: Callable[[list[tuple[int, str, float]]], Bot]) -> None:
+    state = new_game(2)
+    good = Perspective.to_move(state).moves_out(state.legal_moves())[2].to_json()
+    b = bot([(200, "{}", 0), (200, json.dumps({**good, "details": {"x": 1}}), 0)])
+    decision, legal = _first_decision(f"http:{b.url}")
+    assert decision.move.to_json() == good
+    assert decision.details["http"]["legal_at_attempt"] == 2
+    assert decision.details["http"]["calls"][0]["category"] == "SCHEMA"
+
+
+def test_a_slow_bot_times_out_and_the_seat_forfeits(
+        bot: Callable[[list[tuple[int, str, float]]], Bot]) -> None:
+    b = bot([(200, "{}", 2.0)])
+    start_t = time.monotonic()
+    decision, _ = _first_decision(f"http:{b.url},timeout=0.3,max_attempts=2,fallback=forfeit")
+    assert time.monotonic() - start_t < 1.9
+    assert decision.forfeit
+    calls = decision.details["http"]["calls"]
+    assert [c["category"] for c in calls] == ["TRANSPORT", "TRANSPORT"]
+    assert "Timeout" in calls[0]["error"]
+
+
+def test_nobody_listening_is_a_transport_failure_not_a_crash(tmp_path: Path) -> None:
+    from live_server import free_port
+
+    decision, legal = _first_decision(f"http:http://127.0.0.1:{free_port()},fallback=rule")
+    assert decision.move in legal
+    assert decision.details["http"]["fallback"] == "rule"
+    assert decision.details["http"]["calls"][0]["category"] == "TRANSPORT"
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("http:", "needs a URL"),
+    ("http:ftp://x", r"not an http\(s\) URL"),
+    ("http:http://127.0.0.1:1,timeout=0", "timeout must be > 0"),
+    ("http:http://127.0.0.1:1,fallback=pass", "fallback must be one of"),
+    ("http:http://127.0.0.1:1,colour=red", "unknown parameter 'colour'"),
+])
+def test_bad_specs_say_what_is_wrong(spec: str, message: str) -> None:
+    with pytest.raises(SpecError, match=message):
+        make_agent(spec)
+
+
+def test_the_agent_option_takes_a_remote_spec_with_semicolons() -> None:
+    agent = make_agent("http:http://127.0.0.1:1/,agent=mcts:time=1;c=0.5")
+    assert isinstance(agent, HTTPAgent)
+    assert agent.agent == "mcts:time=1,c=0.5" and agent.url == "http://127.0.0.1:1/agents/move"
+    assert agent.spec == "http:http://127.0.0.1:1/,agent=mcts:time=1;c=0.5"
+    assert make_agent("http://127.0.0.1:1").spec == "http://127.0.0.1:1"
+
+
+# ---------------------------------------------------------------------------- the server
+@pytest.mark.parametrize("spec", ["http:http://127.0.0.1:9", "http://127.0.0.1:9",
+                                  "http:http://127.0.0.1:9,agent=rule", " http:x"])
+def test_a_request_cannot_create_an_http_agent(client: TestClient, spec: str) -> None:
+    r = client.post("/games", json={"player1": "external", "player2": spec})
+    assert r.status_code == 422 and "not offered" in r.text, r.text
+    r = client.post("/agents/move", json={"agent": spec, "state": seat_view(new_game(1))})
+    assert r.status_code == 422 and "not offered" in r.text, r.text
+
+
+def test_an_operator_configured_http_seat_plays_a_whole_game(remote: Server, db: str,
+                                                             tmp_path: Path) -> None:
+    agents = {"bot": f"http:{remote.url},agent=rule"}
+    with TestClient(create_app(db, agents=agents, admin_token="op-secret")) as c:
+        # Reaching out is the operator's: the admin token is needed for that seat.
+        r = c.post("/games", json={"player1": "external", "player2": "bot"})
+        assert r.status_code == 401, r.text
+        r = c.post("/games", json={"player1": "external", "player2": "bot", "seed": 5},
+                   headers=bearer("op-secret"))
+        assert r.status_code == 201, r.text
+        code, token = r.json()["code"], r.json()["tokens"]["1"]
+        rng = random.Random(5)
+        while not live(c, code).over:
+            try:
+                play(c, code, token, rng)
+            except AssertionError:
+                if live(c, code).over:
+                    break
+                raise
+        t = check_transcript(c.get(f"/games/{code}/transcript").text, tmp_path / "t.jsonl")
+    bot_moves = [m for m in t.moves if m["player"] == 2]
+    assert len(bot_moves) > 15
+    for m in bot_moves:
+        http = m["details"]["http"]
+        assert http["legal_at_attempt"] == 1 and "agent" not in http  # the operator's spec
+        assert http["calls"][0]["category"] == "OK"
+    assert remote.url not in json.dumps(t.header) + json.dumps(bot_moves)
+
+
+def test_an_operator_http_seat_whose_remote_is_down_falls_back(db: str, tmp_path: Path) -> None:
+    from live_server import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    with TestClient(create_app(db, agents={"bot": f"http:{url},max_attempts=1"})) as c:
+        code, tokens = create(c, "bot", "external", seed=3)
+        play(c, code, tokens["2"], random.Random(1))  # the bot moved first, by its fallback
+        moves = c.app.state.manager.store.moves(code)  # type: ignore[attr-defined]
+        first = moves[0].details["http"]
+        assert first["fallback"] == "random" and first["calls"][0]["category"] == "TRANSPORT"
+        assert url not in json.dumps(first) and "127.0.0.1" not in json.dumps(first)
