@@ -22,19 +22,22 @@ from duel.viewer.pages import asset
 
 
 def frames(t: Transcript) -> list[dict[str, Any]]:
-    """Frame 0 is the start; frame k the public view after ply k, with that move's record. A
-    resignation gets a last frame of its own (the position does not change), so the attempts
-    of an LLM that forfeited show too. Raises TranscriptError where the replay mismatches."""
+    """Frame 0 is the start; frame k the public view after ply k, with that move's record and
+    both players' points so far (the engine's breakdowns, player 1's first: the page shows
+    them, it never counts). A resignation gets a last frame of its own (the position does not
+    change), so the attempts of an LLM that forfeited show too. Raises TranscriptError where
+    the replay mismatches."""
     state = initial_state(t)
     out: list[dict[str, Any]] = [{"ply": 0, "view": seat_view(state), "text": "Start",
-                                  "record": None}]
+                                  "record": None, "points": list(state.scores())}]
     for step, rec in zip(replay(t), t.moves, strict=False):
         out.append({"ply": step.ply, "view": seat_view(step.after), "text": describe(step.after),
-                    "record": rec})
+                    "record": rec, "points": list(step.after.scores())})
     if len(out) <= len(t.moves) and is_forfeit(t.moves[len(out) - 1]):
         rec = t.moves[len(out) - 1]
         out.append({"ply": rec["ply"], "view": out[-1]["view"],
-                    "text": f"Player {rec['player']} forfeits", "record": rec})
+                    "text": f"Player {rec['player']} forfeits", "record": rec,
+                    "points": out[-1]["points"]})
     return out
 
 

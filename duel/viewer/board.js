@@ -20,9 +20,7 @@ const Board = (() => {
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
-  const other = (key) => (key === "player1" ? "player2" : "player1");
   const cardsOf = (p) => Object.values(p.sortedHand || {}).flat();
-  const builtWonders = (p) => Object.values(p.wonders).filter((a) => a > 0).length;
   const pretty = (name) => (CAT.cards[name] || CAT.wonders[name] || CAT.tokens[name] || {name}).name;
 
   function costEl(coins, resources) {
@@ -97,28 +95,6 @@ const Board = (() => {
     return e;
   }
 
-  // Points as they stand (rules.md §10, as duel/engine/scoring.py counts them); the engine's own
-  // breakdown replaces this once the game is over.
-  function tally(view, key) {
-    const me = view[key], op = view[other(key)];
-    if (me.score && me.score.TOTAL !== undefined) return me.score.TOTAL;
-    const count = (p, colors) => cardsOf(p).filter((n) => colors.includes(CAT.cards[n].color)).length;
-    let vp = 0;
-    for (const n of cardsOf(me)) {
-      const c = CAT.cards[n], g = c.guild;
-      if (!g) vp += c.vp;
-      else if (g.kind === "wonders") vp += 2 * Math.max(builtWonders(me), builtWonders(op));
-      else if (g.kind === "coins") vp += Math.floor(Math.max(me.money, op.money) / 3);
-      else vp += Math.max(count(me, g.colors), count(op, g.colors));
-    }
-    for (const [w, age] of Object.entries(me.wonders)) if (age) vp += CAT.wonders[w].vp;
-    if (me.tokens.includes("AGRICULTURE")) vp += 4;
-    if (me.tokens.includes("PHILOSOPHY")) vp += 7;
-    if (me.tokens.includes("MATHEMATICS")) vp += 3 * me.tokens.length;
-    const pos = key === "player1" ? view.military.militaryPosition : -view.military.militaryPosition;
-    vp += pos <= 0 ? 0 : pos <= 2 ? 2 : pos <= 5 ? 5 : 10;
-    return vp + Math.floor(me.money / 3);
-  }
   function science(p) {
     const seen = {};
     for (const n of cardsOf(p)) { const s = CAT.cards[n].symbol; if (s) seen[s] = (seen[s] || 0) + 1; }
@@ -129,7 +105,8 @@ const Board = (() => {
 
   // One city: name, coins, points, wonders, tokens, science and cards grouped by colour.
   // opts: label, toMove, prev (the view before, to mark what is new), pick(name) -> element
-  // or null (the cards that can be destroyed, as elements carrying their move).
+  // or null (the cards that can be destroyed, as elements carrying their move), points (the
+  // engine's breakdown so far, from the server or the replay's data: never counted here).
   function city(view, key, opts = {}) {
     const p = view[key];
     const before = opts.prev ? opts.prev[key] : null;
@@ -139,10 +116,11 @@ const Board = (() => {
     box.appendChild(h);
     const stats = el("div", "stats");
     stats.appendChild(el("span", "stat coins", `${p.money} coins`));
-    const vp = el("span", "stat vp", `${tally(view, key)} VP`);
-    vp.title = p.score && p.score.TOTAL !== undefined
-      ? Object.entries(p.score).map(([k, v]) => `${k}: ${v}`).join("\n")
-      : "points as they stand (guilds and the pawn counted as now)";
+    const final = p.score && p.score.TOTAL !== undefined;
+    const points = final ? p.score : opts.points;
+    const vp = el("span", "stat vp", `${points ? points.TOTAL : "…"} VP`);
+    vp.title = points ? (final ? "" : "points as they stand (guilds and the pawn counted as now)\n") +
+      Object.entries(points).map(([k, v]) => `${k}: ${v}`).join("\n") : "points: counting…";
     stats.appendChild(vp);
     stats.appendChild(el("span", "stat", `${shields(p)} shields`));
     const sci = science(p);
@@ -357,6 +335,6 @@ const Board = (() => {
 
   return {
     setCatalogue: (c) => { CAT = c; }, el, cardTile, chip, wonderEl, tokenEl, city, military,
-    pyramid, takenSlot, tally, scoreTable, describeMove, agentDetails, pretty, cardTip,
+    pyramid, takenSlot, scoreTable, describeMove, agentDetails, pretty, cardTip,
   };
 })();

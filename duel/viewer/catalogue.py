@@ -122,17 +122,6 @@ def wonder_effects(w: Wonder) -> list[str]:
     return out
 
 
-def _guild(c: Card) -> dict[str, Any] | None:
-    """How a guild scores at the end, for the board's running tally of points."""
-    if c.guild_kind == GUILD_WONDERS:
-        return {"kind": "wonders", "vp": 2}
-    if c.guild_kind == GUILD_COINS:
-        return {"kind": "coins", "per": 3}
-    if c.guild_kind == GUILD_PER_CARD:
-        return {"kind": "cards", "colors": [COLOR_NAMES[x].lower() for x in c.guild_colors]}
-    return None
-
-
 @cache
 def catalogue() -> dict[str, Any]:
     """Every card, wonder and token by name: its name as people write it, colour, Age, cost
@@ -146,8 +135,7 @@ def catalogue() -> dict[str, Any]:
                       "age": c.age, "coins": c.coins, "resources": _resources(c.cost),
                       "chainFrom": c.chain_from or None, "chainTo": chains.get(c.name, []),
                       "effects": card_effects(c), "vp": c.vp, "shields": c.shields,
-                      "symbol": SYMBOL_NAMES[c.symbol].lower() if c.symbol >= 0 else None,
-                      "guild": _guild(c)}
+                      "symbol": SYMBOL_NAMES[c.symbol].lower() if c.symbol >= 0 else None}
              for c in CARDS}
     wonders = {w.name: {"name": pretty(w.name), "resources": _resources(w.cost),
                         "effects": wonder_effects(w), "vp": w.vp} for w in WONDERS}

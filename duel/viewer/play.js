@@ -18,6 +18,7 @@ let moves = null;         // GET /moves for the current ply, on our turn
 let selected = null;      // the pyramid slot picked, before the second click
 let busy = false;
 let labels = {}, trueNumber = {};
+let points = null;        // GET /info's points so far (the engine's), by true player number
 const logLines = [];
 
 async function call(path, options = {}) {
@@ -98,6 +99,8 @@ async function arrive(n, v) {
   if (v.previousMove) logLines.push(`${n}. ${trueText(v.previousMove)}`);
   if (over()) finish();
   render();
+  if (over()) document.body.dataset.pointsPly = String(n);  // the view's own final score
+  else loadPoints(n);
   if (n > 0) lastMoveDetails(n, before);
   if (myTurn()) {
     try {
@@ -120,6 +123,18 @@ async function finish() {
   document.body.dataset.winner = p1.won ? "1" : p2.won ? "2" : "draw";
   document.body.setAttribute("data-game-over", "");
   try { info = await call("/info"); render(); } catch (e) { /* the result stands without how */ }
+}
+
+// The points so far as the server's engine counts them (GET /info, as any bot reads them):
+// the page never counts points itself. Until they come, the last ones shown stay.
+async function loadPoints(n) {
+  try {
+    const i = await call("/info");
+    if (i.ply !== n || n !== ply || !i.points) return;  // a later move's points are on their way
+    points = i.points;
+    document.body.dataset.pointsPly = String(n);
+    render();
+  } catch (e) { /* the points wait for the next move */ }
 }
 
 // What the agent that just moved said or found (public once its move is played).
@@ -179,10 +194,11 @@ function render() {
     const mv = destroy.find((m) => m.moveData.cardName === name);
     return mv ? moveEl("button", "chip", mv, `destroy ${Board.pretty(name)}`) : null;
   } : null;
+  const pts = (key) => (points ? points[String(trueNumber[key])] : null);
   document.getElementById("top").replaceChildren(Board.city(view, "player1",
-    { label: labels.player1, toMove: cur === 1, prev, pick }));
+    { label: labels.player1, toMove: cur === 1, prev, pick, points: pts("player1") }));
   document.getElementById("bottom").replaceChildren(Board.city(view, "player2",
-    { label: labels.player2, toMove: cur === 2, prev }));
+    { label: labels.player2, toMove: cur === 2, prev, points: pts("player2") }));
   document.getElementById("military").replaceChildren(Board.military(view, labels));
   drawTokens();
   drawTable();
