@@ -95,6 +95,13 @@ const Board = (() => {
     return e;
   }
 
+  // `e` shows `points` (the engine's breakdown, TOTAL included; null while unknown).
+  function showPoints(e, points, final = false) {
+    e.textContent = `${points ? points.TOTAL : "…"} VP`;
+    e.title = points ? (final ? "" : "points as they stand (guilds and the pawn counted as now)\n") +
+      Object.entries(points).map(([k, v]) => `${k}: ${v}`).join("\n") : "points: counting…";
+    return e;
+  }
   function science(p) {
     const seen = {};
     for (const n of cardsOf(p)) { const s = CAT.cards[n].symbol; if (s) seen[s] = (seen[s] || 0) + 1; }
@@ -117,11 +124,7 @@ const Board = (() => {
     const stats = el("div", "stats");
     stats.appendChild(el("span", "stat coins", `${p.money} coins`));
     const final = p.score && p.score.TOTAL !== undefined;
-    const points = final ? p.score : opts.points;
-    const vp = el("span", "stat vp", `${points ? points.TOTAL : "…"} VP`);
-    vp.title = points ? (final ? "" : "points as they stand (guilds and the pawn counted as now)\n") +
-      Object.entries(points).map(([k, v]) => `${k}: ${v}`).join("\n") : "points: counting…";
-    stats.appendChild(vp);
+    stats.appendChild(showPoints(el("span", "stat vp"), final ? p.score : opts.points, final));
     stats.appendChild(el("span", "stat", `${shields(p)} shields`));
     const sci = science(p);
     const sciText = Object.entries(sci).map(([s, n]) => (n > 1 ? `${s}×${n}` : s)).join(", ");
@@ -335,6 +338,6 @@ const Board = (() => {
 
   return {
     setCatalogue: (c) => { CAT = c; }, el, cardTile, chip, wonderEl, tokenEl, city, military,
-    pyramid, takenSlot, scoreTable, describeMove, agentDetails, pretty, cardTip,
+    pyramid, takenSlot, scoreTable, showPoints, describeMove, agentDetails, pretty, cardTip,
   };
 })();

@@ -132,8 +132,12 @@ async function loadPoints(n) {
     const i = await call("/info");
     if (i.ply !== n || n !== ply || !i.points) return;  // a later move's points are on their way
     points = i.points;
+    // In place, not a new render: the focus (keyboard play) stays where it is.
+    for (const key of ["player1", "player2"]) {
+      const e = document.querySelector(`[data-city=${key}] .stat.vp`);
+      if (e) Board.showPoints(e, points[String(trueNumber[key])]);
+    }
     document.body.dataset.pointsPly = String(n);
-    render();
   } catch (e) { /* the points wait for the next move */ }
 }
 
