@@ -18,7 +18,7 @@ from duel.engine import seat_view
 from duel.narrate import describe
 from duel.transcripts import Transcript, initial_state, is_forfeit, replay
 from duel.viewer.catalogue import catalogue
-from duel.viewer.pages import asset
+from duel.viewer.pages import asset, with_nonce
 
 
 def frames(t: Transcript) -> list[dict[str, Any]]:
@@ -60,9 +60,10 @@ def analysis_data(sidecar: dict[str, Any]) -> dict[str, Any]:
 
 
 def render(t: Transcript, title: str = "duel game",
-           analysis: dict[str, Any] | None = None) -> str:
+           analysis: dict[str, Any] | None = None, nonce: str | None = None) -> str:
     """The page for a transcript, with the game's frames embedded, and the analysis (a sidecar
-    that `duel analyse` wrote, checked fresh by the caller) when there is one."""
+    that `duel analyse` wrote, checked fresh by the caller) when there is one; `nonce` on its
+    script and style when a server sends it with a content security policy."""
     data = {
         "title": title,
         "players": {k: v.get("spec") for k, v in t.header.get("players", {}).items()},
@@ -71,7 +72,7 @@ def render(t: Transcript, title: str = "duel game",
         "analysis": analysis_data(analysis) if analysis is not None else None,
         "catalogue": catalogue(),
     }
-    page = resources.files(__package__).joinpath("viewer.html").read_text()
+    page = with_nonce(resources.files(__package__).joinpath("viewer.html").read_text(), nonce)
     payload = _script_safe(json.dumps(data))
     # The title and the board first: a model's text in the payload may say "__TITLE__" too.
     page = page.replace("__TITLE__", _escape(title))

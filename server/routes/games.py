@@ -189,9 +189,12 @@ async def view_page(code: str, game: Game, m: Manager) -> HTMLResponse:
     """The browser viewer for this game, as far as it has been played."""
     from duel.transcripts import Transcript
     from duel.viewer import render
+    from server.routes.pages import new_nonce, page_headers
 
     lines = await m.transcript(game, partial=True)
     footer = lines[-1] if lines[-1]["type"] == "result" else None
     moves = [line for line in lines if line["type"] == "move"]
     t = Transcript(lines[0], moves, footer, [])
-    return HTMLResponse(render(t, title=f"duel game {code}"))
+    nonce = new_nonce()
+    return HTMLResponse(render(t, title=f"duel game {code}", nonce=nonce),
+                        headers=page_headers(nonce))

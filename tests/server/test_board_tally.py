@@ -65,7 +65,7 @@ def test_the_play_page_shows_the_engine_s_points_at_every_turn(tmp_path: Path, d
 
     def check(page: Any, ply: int) -> None:
         nonlocal checked
-        page.wait_for_function(f"document.body.dataset.pointsPly === '{ply}'")
+        page.wait_for_function(f"() => document.body.dataset.pointsPly === '{ply}'")
         shown = page.evaluate(SHOWN)
         part = tmp_path / "partial.jsonl"
         part.write_text(httpx.get(f"{url}/games/{code}/transcript?partial=true", timeout=30).text)

@@ -101,7 +101,8 @@ def _play(browser: Any, url: str, opponent: str, seed: int, seat: int, clicked: 
         assert "Final score" in page.inner_text("#table")
         how = {"military": "by military supremacy", "science": "by scientific supremacy",
                "civilian": "on points"}[info["victory"]]
-        page.wait_for_function(f"document.querySelector('#status').innerText.includes('{how}')")
+        page.wait_for_function(
+            f"() => document.querySelector('#status').innerText.includes('{how}')")
         # The page tells moves in true labels, whichever seat it plays (the seat's own view
         # calls itself player 2).
         public = httpx.get(f"{url}/games/{code}", timeout=30).json()["previousMove"]
