@@ -22,6 +22,8 @@ const Board = (() => {
   }
   const cardsOf = (p) => Object.values(p.sortedHand || {}).flat();
   const pretty = (name) => (CAT.cards[name] || CAT.wonders[name] || CAT.tokens[name] || {name}).name;
+  // The name with soft hyphens (the catalogue's label), for a narrow tile or token.
+  const label = (name) => { const x = CAT.cards[name] || CAT.tokens[name]; return x ? x.label : pretty(name); };
 
   function costEl(coins, resources) {
     const c = el("span", "cost");
@@ -63,7 +65,7 @@ const Board = (() => {
     const c = CAT.cards[name];
     const t = el(tag, "tile " + c.color);
     t.appendChild(costEl(c.coins, c.resources));
-    t.appendChild(el("span", "name", c.name));
+    t.appendChild(el("span", "name", c.label));
     if (c.chainFrom) t.appendChild(el("span", "chain", "free via " + pretty(c.chainFrom)));
     t.appendChild(el("span", "eff", c.effects.join("; ")));
     t.title = cardTip(name);
@@ -89,7 +91,7 @@ const Board = (() => {
   }
   function tokenEl(name, tag = "div") {
     const t = CAT.tokens[name];
-    const e = el(tag, "token", t.name);
+    const e = el(tag, "token", t.label);
     e.title = `${t.name}: ${t.effects.join("; ")}`;
     e.setAttribute("aria-label", `${t.name}: ${t.effects.join("; ")}`);
     return e;
@@ -225,7 +227,9 @@ const Board = (() => {
         };
         const card = view.visiblePyramid[String(slot)];
         if (!card) {
-          if (opts.lastSlot === slot) { const e = el("div", "lasttaken"); place(e); box.appendChild(e); }
+          if (opts.lastSlot === slot) {  // under the cards, so it never crosses their text
+            const e = el("div", "lasttaken"); place(e); e.style.zIndex = "0"; box.appendChild(e);
+          }
           return;
         }
         const e = (opts.tile && opts.tile(slot, card)) || cardTile(card.cardName);
@@ -338,6 +342,6 @@ const Board = (() => {
 
   return {
     setCatalogue: (c) => { CAT = c; }, el, cardTile, chip, wonderEl, tokenEl, city, military,
-    pyramid, takenSlot, scoreTable, showPoints, describeMove, agentDetails, pretty, cardTip,
+    pyramid, takenSlot, scoreTable, showPoints, describeMove, agentDetails, pretty, label, cardTip,
   };
 })();

@@ -227,7 +227,7 @@ function drawTokens() {
   const choose = legal("CHOOSE_PROGRESS_TOKEN");
   for (const t of view.tokensAvailable) {
     const mv = choose.find((m) => m.moveData.progressToken === t);
-    const e = mv ? moveEl("button", "token", mv, Board.pretty(t)) : Board.tokenEl(t);
+    const e = mv ? moveEl("button", "token", mv, Board.label(t)) : Board.tokenEl(t);
     if (mv) { const tip = Board.tokenEl(t); e.title = tip.title; e.setAttribute("aria-label", "take " + tip.getAttribute("aria-label")); }
     row.appendChild(e);
   }
@@ -323,7 +323,7 @@ function drawActions() {
     c.appendChild(el("div", "note", "The Great Library: take one of these three tokens from the box."));
     const row = el("div", "tokens");
     for (const mv of legal("CHOOSE_PROGRESS_TOKEN_FROM_DISCARD")) {
-      const b = moveEl("button", "token", mv, Board.pretty(mv.moveData.progressToken));
+      const b = moveEl("button", "token", mv, Board.label(mv.moveData.progressToken));
       b.title = Board.tokenEl(mv.moveData.progressToken).title;
       row.appendChild(b);
     }
