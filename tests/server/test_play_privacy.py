@@ -19,7 +19,7 @@ from server_helpers import leaked_names, wait_until
 
 from duel.engine import GameState
 from duel.transcripts import Transcript, initial_state, replay
-from duel.viewer.catalogue import catalogue
+from duel.viewer.catalogue import SOFT_HYPHEN, catalogue
 
 LLM_MOVES = 5  # the LLM seat's moves watched
 # Everything a page shows: its text, and every attribute but the inline styles (tooltips,
@@ -64,6 +64,7 @@ def _named(text: str) -> str:
     HORSE_BREEDERS), the wonders' names taken out first (The Great Lighthouse is no
     Lighthouse), so that `leaked_names` finds any card the page names."""
     names = catalogue()
+    text = text.replace(SOFT_HYPHEN, "")  # tiles and tokens show names with soft hyphens
     for w in names["wonders"].values():
         text = text.replace(w["name"], " ")
     for key, c in sorted(names["cards"].items(), key=lambda kv: -len(kv[1]["name"])):
