@@ -145,8 +145,8 @@ def breakable(name: str) -> str:
 def catalogue() -> dict[str, Any]:
     """Every card, wonder and token by name: its name as people write it (and as a label to
     show in a narrow box, with soft hyphens), colour, Age, cost
-    (coins and resources), chains (built free from / leads to), effects, and the VP it is worth
-    as printed (what guilds and some yellow cards add is counted at the game's end)."""
+    (coins and resources), chains (built free from / leads to) and effects in words (its
+    printed VP among them). No scoring data: the pages show the engine's points, never count."""
     chains: dict[str, list[str]] = {}
     for c in CARDS:
         if c.chain_from:
@@ -155,11 +155,11 @@ def catalogue() -> dict[str, Any]:
                       "color": COLOR_NAMES[c.color].lower(),
                       "age": c.age, "coins": c.coins, "resources": _resources(c.cost),
                       "chainFrom": c.chain_from or None, "chainTo": chains.get(c.name, []),
-                      "effects": card_effects(c), "vp": c.vp, "shields": c.shields,
+                      "effects": card_effects(c), "shields": c.shields,
                       "symbol": SYMBOL_NAMES[c.symbol].lower() if c.symbol >= 0 else None}
              for c in CARDS}
     wonders = {w.name: {"name": pretty(w.name), "resources": _resources(w.cost),
-                        "effects": wonder_effects(w), "vp": w.vp} for w in WONDERS}
+                        "effects": wonder_effects(w)} for w in WONDERS}
     tokens = {t: {"name": pretty(t), "label": breakable(pretty(t)), "effects": [TOKEN_TEXT[t]]}
               for t in TOKEN_NAMES}
     return {"cards": cards, "wonders": wonders, "tokens": tokens}
