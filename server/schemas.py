@@ -88,6 +88,12 @@ class GameInfo(BaseModel):
     created: float
     you: int | None = Field(default=None, description="the caller's player number in true "
                                                       "labels (with a seat's token)")
+    points: dict[str, dict[str, int]] | None = Field(
+        default=None,
+        description='each player\'s points so far by player number ("1", "2"): the engine\'s '
+                    "score breakdown as it stands at `ply` (docs/rules.md §10), TOTAL included. "
+                    "Public: only built cards, coins, wonders, tokens and the pawn count. Absent "
+                    "for a game no longer in memory")
 
 
 class GamesOut(BaseModel):

@@ -18,23 +18,26 @@ from duel.engine import seat_view
 from duel.narrate import describe
 from duel.transcripts import Transcript, initial_state, is_forfeit, replay
 from duel.viewer.catalogue import catalogue
-from duel.viewer.pages import asset
+from duel.viewer.pages import asset, with_nonce
 
 
 def frames(t: Transcript) -> list[dict[str, Any]]:
-    """Frame 0 is the start; frame k the public view after ply k, with that move's record. A
-    resignation gets a last frame of its own (the position does not change), so the attempts
-    of an LLM that forfeited show too. Raises TranscriptError where the replay mismatches."""
+    """Frame 0 is the start; frame k the public view after ply k, with that move's record and
+    both players' points so far (the engine's breakdowns, player 1's first: the page shows
+    them, it never counts). A resignation gets a last frame of its own (the position does not
+    change), so the attempts of an LLM that forfeited show too. Raises TranscriptError where
+    the replay mismatches."""
     state = initial_state(t)
     out: list[dict[str, Any]] = [{"ply": 0, "view": seat_view(state), "text": "Start",
-                                  "record": None}]
+                                  "record": None, "points": list(state.scores())}]
     for step, rec in zip(replay(t), t.moves, strict=False):
         out.append({"ply": step.ply, "view": seat_view(step.after), "text": describe(step.after),
-                    "record": rec})
+                    "record": rec, "points": list(step.after.scores())})
     if len(out) <= len(t.moves) and is_forfeit(t.moves[len(out) - 1]):
         rec = t.moves[len(out) - 1]
         out.append({"ply": rec["ply"], "view": out[-1]["view"],
-                    "text": f"Player {rec['player']} forfeits", "record": rec})
+                    "text": f"Player {rec['player']} forfeits", "record": rec,
+                    "points": out[-1]["points"]})
     return out
 
 
@@ -57,9 +60,10 @@ def analysis_data(sidecar: dict[str, Any]) -> dict[str, Any]:
 
 
 def render(t: Transcript, title: str = "duel game",
-           analysis: dict[str, Any] | None = None) -> str:
+           analysis: dict[str, Any] | None = None, nonce: str | None = None) -> str:
     """The page for a transcript, with the game's frames embedded, and the analysis (a sidecar
-    that `duel analyse` wrote, checked fresh by the caller) when there is one."""
+    that `duel analyse` wrote, checked fresh by the caller) when there is one; `nonce` on its
+    script and style when a server sends it with a content security policy."""
     data = {
         "title": title,
         "players": {k: v.get("spec") for k, v in t.header.get("players", {}).items()},
@@ -68,7 +72,7 @@ def render(t: Transcript, title: str = "duel game",
         "analysis": analysis_data(analysis) if analysis is not None else None,
         "catalogue": catalogue(),
     }
-    page = resources.files(__package__).joinpath("viewer.html").read_text()
+    page = with_nonce(resources.files(__package__).joinpath("viewer.html").read_text(), nonce)
     payload = _script_safe(json.dumps(data))
     # The title and the board first: a model's text in the payload may say "__TITLE__" too.
     page = page.replace("__TITLE__", _escape(title))

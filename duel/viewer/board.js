@@ -20,10 +20,10 @@ const Board = (() => {
     if (text !== undefined && text !== null) e.textContent = String(text);
     return e;
   }
-  const other = (key) => (key === "player1" ? "player2" : "player1");
   const cardsOf = (p) => Object.values(p.sortedHand || {}).flat();
-  const builtWonders = (p) => Object.values(p.wonders).filter((a) => a > 0).length;
   const pretty = (name) => (CAT.cards[name] || CAT.wonders[name] || CAT.tokens[name] || {name}).name;
+  // The name with soft hyphens (the catalogue's label), for a narrow tile or token.
+  const label = (name) => { const x = CAT.cards[name] || CAT.tokens[name]; return x ? x.label : pretty(name); };
 
   function costEl(coins, resources) {
     const c = el("span", "cost");
@@ -65,7 +65,7 @@ const Board = (() => {
     const c = CAT.cards[name];
     const t = el(tag, "tile " + c.color);
     t.appendChild(costEl(c.coins, c.resources));
-    t.appendChild(el("span", "name", c.name));
+    t.appendChild(el("span", "name", c.label));
     if (c.chainFrom) t.appendChild(el("span", "chain", "free via " + pretty(c.chainFrom)));
     t.appendChild(el("span", "eff", c.effects.join("; ")));
     t.title = cardTip(name);
@@ -91,33 +91,18 @@ const Board = (() => {
   }
   function tokenEl(name, tag = "div") {
     const t = CAT.tokens[name];
-    const e = el(tag, "token", t.name);
+    const e = el(tag, "token", t.label);
     e.title = `${t.name}: ${t.effects.join("; ")}`;
     e.setAttribute("aria-label", `${t.name}: ${t.effects.join("; ")}`);
     return e;
   }
 
-  // Points as they stand (rules.md §10, as duel/engine/scoring.py counts them); the engine's own
-  // breakdown replaces this once the game is over.
-  function tally(view, key) {
-    const me = view[key], op = view[other(key)];
-    if (me.score && me.score.TOTAL !== undefined) return me.score.TOTAL;
-    const count = (p, colors) => cardsOf(p).filter((n) => colors.includes(CAT.cards[n].color)).length;
-    let vp = 0;
-    for (const n of cardsOf(me)) {
-      const c = CAT.cards[n], g = c.guild;
-      if (!g) vp += c.vp;
-      else if (g.kind === "wonders") vp += 2 * Math.max(builtWonders(me), builtWonders(op));
-      else if (g.kind === "coins") vp += Math.floor(Math.max(me.money, op.money) / 3);
-      else vp += Math.max(count(me, g.colors), count(op, g.colors));
-    }
-    for (const [w, age] of Object.entries(me.wonders)) if (age) vp += CAT.wonders[w].vp;
-    if (me.tokens.includes("AGRICULTURE")) vp += 4;
-    if (me.tokens.includes("PHILOSOPHY")) vp += 7;
-    if (me.tokens.includes("MATHEMATICS")) vp += 3 * me.tokens.length;
-    const pos = key === "player1" ? view.military.militaryPosition : -view.military.militaryPosition;
-    vp += pos <= 0 ? 0 : pos <= 2 ? 2 : pos <= 5 ? 5 : 10;
-    return vp + Math.floor(me.money / 3);
+  // `e` shows `points` (the engine's breakdown, TOTAL included; null while unknown).
+  function showPoints(e, points, final = false) {
+    e.textContent = `${points ? points.TOTAL : "…"} VP`;
+    e.title = points ? (final ? "" : "points as they stand (guilds and the pawn counted as now)\n") +
+      Object.entries(points).map(([k, v]) => `${k}: ${v}`).join("\n") : "points: counting…";
+    return e;
   }
   function science(p) {
     const seen = {};
@@ -129,7 +114,8 @@ const Board = (() => {
 
   // One city: name, coins, points, wonders, tokens, science and cards grouped by colour.
   // opts: label, toMove, prev (the view before, to mark what is new), pick(name) -> element
-  // or null (the cards that can be destroyed, as elements carrying their move).
+  // or null (the cards that can be destroyed, as elements carrying their move), points (the
+  // engine's breakdown so far, from the server or the replay's data: never counted here).
   function city(view, key, opts = {}) {
     const p = view[key];
     const before = opts.prev ? opts.prev[key] : null;
@@ -139,11 +125,8 @@ const Board = (() => {
     box.appendChild(h);
     const stats = el("div", "stats");
     stats.appendChild(el("span", "stat coins", `${p.money} coins`));
-    const vp = el("span", "stat vp", `${tally(view, key)} VP`);
-    vp.title = p.score && p.score.TOTAL !== undefined
-      ? Object.entries(p.score).map(([k, v]) => `${k}: ${v}`).join("\n")
-      : "points as they stand (guilds and the pawn counted as now)";
-    stats.appendChild(vp);
+    const final = p.score && p.score.TOTAL !== undefined;
+    stats.appendChild(showPoints(el("span", "stat vp"), final ? p.score : opts.points, final));
     stats.appendChild(el("span", "stat", `${shields(p)} shields`));
     const sci = science(p);
     const sciText = Object.entries(sci).map(([s, n]) => (n > 1 ? `${s}×${n}` : s)).join(", ");
@@ -244,7 +227,9 @@ const Board = (() => {
         };
         const card = view.visiblePyramid[String(slot)];
         if (!card) {
-          if (opts.lastSlot === slot) { const e = el("div", "lasttaken"); place(e); box.appendChild(e); }
+          if (opts.lastSlot === slot) {  // under the cards, so it never crosses their text
+            const e = el("div", "lasttaken"); place(e); e.style.zIndex = "0"; box.appendChild(e);
+          }
           return;
         }
         const e = (opts.tile && opts.tile(slot, card)) || cardTile(card.cardName);
@@ -357,6 +342,6 @@ const Board = (() => {
 
   return {
     setCatalogue: (c) => { CAT = c; }, el, cardTile, chip, wonderEl, tokenEl, city, military,
-    pyramid, takenSlot, tally, scoreTable, describeMove, agentDetails, pretty, cardTip,
+    pyramid, takenSlot, scoreTable, showPoints, describeMove, agentDetails, pretty, label, cardTip,
   };
 })();

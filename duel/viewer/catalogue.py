@@ -7,6 +7,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from pyphen import Pyphen
+
 from duel.engine.data import (
     CARDS,
     COLOR_NAMES,
@@ -122,34 +124,42 @@ def wonder_effects(w: Wonder) -> list[str]:
     return out
 
 
-def _guild(c: Card) -> dict[str, Any] | None:
-    """How a guild scores at the end, for the board's running tally of points."""
-    if c.guild_kind == GUILD_WONDERS:
-        return {"kind": "wonders", "vp": 2}
-    if c.guild_kind == GUILD_COINS:
-        return {"kind": "coins", "per": 3}
-    if c.guild_kind == GUILD_PER_CARD:
-        return {"kind": "cards", "colors": [COLOR_NAMES[x].lower() for x in c.guild_colors]}
-    return None
+SOFT_HYPHEN = "\u00ad"
+
+
+@cache
+def _hyphenator() -> Pyphen:
+    return Pyphen(lang="en_US")
+
+
+def breakable(name: str) -> str:
+    """`name` with soft hyphens where English hyphenation (pyphen's patterns, LibreOffice's)
+    allows a break in its long words: a narrow card tile or token then shows "Car-/avansery",
+    never "Caravanser/y". Browsers' own hyphenation (CSS `hyphens: auto`) needs dictionaries
+    Chromium on Linux may not have."""
+    return " ".join(_hyphenator().inserted(w, hyphen=SOFT_HYPHEN) if len(w) >= 7 else w
+                    for w in name.split(" "))
 
 
 @cache
 def catalogue() -> dict[str, Any]:
-    """Every card, wonder and token by name: its name as people write it, colour, Age, cost
-    (coins and resources), chains (built free from / leads to), effects, and the VP it is worth
-    as printed (what guilds and some yellow cards add is counted at the game's end)."""
+    """Every card, wonder and token by name: its name as people write it (and as a label to
+    show in a narrow box, with soft hyphens), colour, Age, cost
+    (coins and resources), chains (built free from / leads to) and effects in words (its
+    printed VP among them). No scoring data: the pages show the engine's points, never count."""
     chains: dict[str, list[str]] = {}
     for c in CARDS:
         if c.chain_from:
             chains.setdefault(c.chain_from, []).append(c.name)
-    cards = {c.name: {"name": pretty(c.name), "color": COLOR_NAMES[c.color].lower(),
+    cards = {c.name: {"name": pretty(c.name), "label": breakable(pretty(c.name)),
+                      "color": COLOR_NAMES[c.color].lower(),
                       "age": c.age, "coins": c.coins, "resources": _resources(c.cost),
                       "chainFrom": c.chain_from or None, "chainTo": chains.get(c.name, []),
-                      "effects": card_effects(c), "vp": c.vp, "shields": c.shields,
-                      "symbol": SYMBOL_NAMES[c.symbol].lower() if c.symbol >= 0 else None,
-                      "guild": _guild(c)}
+                      "effects": card_effects(c), "shields": c.shields,
+                      "symbol": SYMBOL_NAMES[c.symbol].lower() if c.symbol >= 0 else None}
              for c in CARDS}
     wonders = {w.name: {"name": pretty(w.name), "resources": _resources(w.cost),
-                        "effects": wonder_effects(w), "vp": w.vp} for w in WONDERS}
-    tokens = {t: {"name": pretty(t), "effects": [TOKEN_TEXT[t]]} for t in TOKEN_NAMES}
+                        "effects": wonder_effects(w)} for w in WONDERS}
+    tokens = {t: {"name": pretty(t), "label": breakable(pretty(t)), "effects": [TOKEN_TEXT[t]]}
+              for t in TOKEN_NAMES}
     return {"cards": cards, "wonders": wonders, "tokens": tokens}

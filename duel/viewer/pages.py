@@ -2,7 +2,8 @@
 (`/games/{code}/play`), each one self-contained HTML document (play.html and play.js,
 lobby.html and lobby.js) with the shared board (board.css, board.js) and the card catalogue
 inlined: no CDN, no build step, nothing fetched
-but the game's own REST endpoints."""
+but the game's own REST endpoints. Served, their <script> and <style> elements carry the
+response's nonce, the only ones its content security policy lets run."""
 
 from __future__ import annotations
 
@@ -28,6 +29,17 @@ def escape(text: str) -> str:
             .replace('"', "&quot;"))
 
 
+def with_nonce(page: str, nonce: str | None) -> str:
+    """The template `page` with `nonce` on its <script> and <style> elements (None: as it is,
+    for a file opened from disk). Applied before any text goes in, so no text can get it."""
+    if nonce is None:
+        return page
+    if not nonce.replace("-", "").replace("_", "").isalnum():
+        raise ValueError(f"a nonce is base64url, not {nonce!r}")
+    return (page.replace("<script>", f'<script nonce="{nonce}">')
+            .replace("<style>", f'<style nonce="{nonce}">'))
+
+
 def with_board(page: str, script: str, data: dict[str, Any]) -> str:
     """`page` with the board's CSS and JS, the page's own `script` and `data` (as the script's
     PAGE) put in."""
@@ -37,11 +49,12 @@ def with_board(page: str, script: str, data: dict[str, Any]) -> str:
             .replace("/*__PAGE_DATA__*/null", script_safe(json.dumps(data))))
 
 
-def play_page(code: str) -> str:
+def play_page(code: str, nonce: str | None = None) -> str:
     """The page of game `code` for a seat (its token in the URL fragment) or a spectator."""
-    page = asset("play.html").replace("__CODE__", escape(code))
+    page = with_nonce(asset("play.html"), nonce).replace("__CODE__", escape(code))
     return with_board(page, "play.js", {"code": code, "catalogue": catalogue()})
 
 
-def lobby_page() -> str:
-    return with_board(asset("lobby.html"), "lobby.js", {"catalogue": catalogue()})
+def lobby_page(nonce: str | None = None) -> str:
+    return with_board(with_nonce(asset("lobby.html"), nonce), "lobby.js",
+                      {"catalogue": catalogue()})

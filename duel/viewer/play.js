@@ -18,6 +18,7 @@ let moves = null;         // GET /moves for the current ply, on our turn
 let selected = null;      // the pyramid slot picked, before the second click
 let busy = false;
 let labels = {}, trueNumber = {};
+let points = null;        // GET /info's points so far (the engine's), by true player number
 const logLines = [];
 
 async function call(path, options = {}) {
@@ -98,6 +99,8 @@ async function arrive(n, v) {
   if (v.previousMove) logLines.push(`${n}. ${trueText(v.previousMove)}`);
   if (over()) finish();
   render();
+  if (over()) document.body.dataset.pointsPly = String(n);  // the view's own final score
+  else loadPoints(n);
   if (n > 0) lastMoveDetails(n, before);
   if (myTurn()) {
     try {
@@ -120,6 +123,22 @@ async function finish() {
   document.body.dataset.winner = p1.won ? "1" : p2.won ? "2" : "draw";
   document.body.setAttribute("data-game-over", "");
   try { info = await call("/info"); render(); } catch (e) { /* the result stands without how */ }
+}
+
+// The points so far as the server's engine counts them (GET /info, as any bot reads them):
+// the page never counts points itself. Until they come, the last ones shown stay.
+async function loadPoints(n) {
+  try {
+    const i = await call("/info");
+    if (i.ply !== n || n !== ply || !i.points) return;  // a later move's points are on their way
+    points = i.points;
+    // In place, not a new render: the focus (keyboard play) stays where it is.
+    for (const key of ["player1", "player2"]) {
+      const e = document.querySelector(`[data-city=${key}] .stat.vp`);
+      if (e) Board.showPoints(e, points[String(trueNumber[key])]);
+    }
+    document.body.dataset.pointsPly = String(n);
+  } catch (e) { /* the points wait for the next move */ }
 }
 
 // What the agent that just moved said or found (public once its move is played).
@@ -179,10 +198,11 @@ function render() {
     const mv = destroy.find((m) => m.moveData.cardName === name);
     return mv ? moveEl("button", "chip", mv, `destroy ${Board.pretty(name)}`) : null;
   } : null;
+  const pts = (key) => (points ? points[String(trueNumber[key])] : null);
   document.getElementById("top").replaceChildren(Board.city(view, "player1",
-    { label: labels.player1, toMove: cur === 1, prev, pick }));
+    { label: labels.player1, toMove: cur === 1, prev, pick, points: pts("player1") }));
   document.getElementById("bottom").replaceChildren(Board.city(view, "player2",
-    { label: labels.player2, toMove: cur === 2, prev }));
+    { label: labels.player2, toMove: cur === 2, prev, points: pts("player2") }));
   document.getElementById("military").replaceChildren(Board.military(view, labels));
   drawTokens();
   drawTable();
@@ -207,7 +227,7 @@ function drawTokens() {
   const choose = legal("CHOOSE_PROGRESS_TOKEN");
   for (const t of view.tokensAvailable) {
     const mv = choose.find((m) => m.moveData.progressToken === t);
-    const e = mv ? moveEl("button", "token", mv, Board.pretty(t)) : Board.tokenEl(t);
+    const e = mv ? moveEl("button", "token", mv, Board.label(t)) : Board.tokenEl(t);
     if (mv) { const tip = Board.tokenEl(t); e.title = tip.title; e.setAttribute("aria-label", "take " + tip.getAttribute("aria-label")); }
     row.appendChild(e);
   }
@@ -303,7 +323,7 @@ function drawActions() {
     c.appendChild(el("div", "note", "The Great Library: take one of these three tokens from the box."));
     const row = el("div", "tokens");
     for (const mv of legal("CHOOSE_PROGRESS_TOKEN_FROM_DISCARD")) {
-      const b = moveEl("button", "token", mv, Board.pretty(mv.moveData.progressToken));
+      const b = moveEl("button", "token", mv, Board.label(mv.moveData.progressToken));
       b.title = Board.tokenEl(mv.moveData.progressToken).title;
       row.appendChild(b);
     }

@@ -65,10 +65,12 @@ def info(row: GameRow, game: LiveGame | None, you: int | None = None) -> GameInf
     winner: int | Literal["draw"] | None = None
     if result is not None:
         winner = result.winner.player if result.winner is not None else "draw"
+    # The engine's own scoring, so the pages and bots never count points another way.
+    points = None if game is None else {str(n + 1): s for n, s in enumerate(game.state.scores())}
     return GameInfo(code=row.code, players={"1": row.seats[0], "2": row.seats[1]},
                     ply=row.ply, over=row.over, winner=winner,
                     victory=result.victory if result is not None else None,
-                    created=row.created, you=you)
+                    created=row.created, you=you, points=points)
 
 
 @router.get("", response_model=GamesOut, responses=ERRORS)
@@ -80,8 +82,9 @@ async def list_games(m: Manager) -> GamesOut:
 
 @router.get("/{code}/info", response_model=GameInfo, responses=ERRORS)
 async def game_info(code: str, game: Game, seat: Viewer) -> GameInfo:
-    """Who plays (each seat's agent), the ply, whether it is over and who won; with a seat's
-    token, `you` is that seat's player number in true labels."""
+    """Who plays (each seat's agent), the ply, whether it is over and who won, and each
+    player's points so far (the engine's breakdown); with a seat's token, `you` is that seat's
+    player number in true labels."""
     return info(game.row, game, seat.player if seat is not None else None)
 
 
@@ -185,9 +188,12 @@ async def view_page(code: str, game: Game, m: Manager) -> HTMLResponse:
     """The browser viewer for this game, as far as it has been played."""
     from duel.transcripts import Transcript
     from duel.viewer import render
+    from server.routes.pages import new_nonce, page_headers
 
     lines = await m.transcript(game, partial=True)
     footer = lines[-1] if lines[-1]["type"] == "result" else None
     moves = [line for line in lines if line["type"] == "move"]
     t = Transcript(lines[0], moves, footer, [])
-    return HTMLResponse(render(t, title=f"duel game {code}"))
+    nonce = new_nonce()
+    return HTMLResponse(render(t, title=f"duel game {code}", nonce=nonce),
+                        headers=page_headers(nonce))

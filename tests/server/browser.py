@@ -89,6 +89,8 @@ def open_page(browser: Any, url: str, width: int = 1280, height: int = 800
     """A page at `url`, and the list its console errors and uncaught exceptions go to."""
     page = browser.new_page(viewport={"width": width, "height": height})
     page.set_default_timeout(WAIT * 1000)
+    # The pages' policy forbids eval, which Playwright uses for an expression given to
+    # wait_for_function as a string: give it a function ("() => ...") instead.
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
     page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}")
@@ -117,7 +119,7 @@ def choose(moves: list[dict[str, Any]], rng: random.Random) -> int:
 def wait_for_turn(page: Any) -> bool:
     """Waits until the page offers moves or the game is over; True if moves are offered."""
     page.wait_for_function(
-        "document.body.hasAttribute('data-game-over') || "
+        "() => document.body.hasAttribute('data-game-over') || "
         "document.querySelector('[data-move]:not([aria-disabled])') !== null",
         timeout=WAIT * 1000)
     return not page.evaluate("document.body.hasAttribute('data-game-over')")
@@ -157,4 +159,4 @@ def play_by_clicking(page: Any, rng: random.Random, clicked: Counter[str],
             page.click(f"#table [data-slot='{move['moveData']['cardIndex']}']")
         page.locator("[data-move]").nth(i).click()
         clicked[move["move"]] += 1
-        page.wait_for_function(f"document.body.dataset.ply !== '{ply}'", timeout=WAIT * 1000)
+        page.wait_for_function(f"() => document.body.dataset.ply !== '{ply}'", timeout=WAIT * 1000)

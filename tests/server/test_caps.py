@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import threading
 from collections.abc import Iterator
 
@@ -144,20 +145,25 @@ def test_the_games_in_play_can_be_capped(db: str) -> None:
 
 
 # ---------------------------------------------------------------------------- memory
+def _same(text: str) -> str:
+    """A response's text without the page's nonce, which is new in every response."""
+    return re.sub(r' nonce="[^"]*"', "", text)
+
+
 def test_finished_games_leave_memory_and_are_served_from_the_store(db: str) -> None:
     limits = Limits(finished_grace=0.2)
     with TestClient(create_app(db, limits=limits, agents=TEST_AGENTS)) as c:
         code, tokens = create(c, "external", "random", seed=10)
         play_out(c, code, tokens, random.Random(10))
         seat = bearer(tokens["1"])
-        before = {path: (c.get(f"/games/{code}{path}", headers=seat).text,
-                         c.get(f"/games/{code}{path}").text)
+        before = {path: (_same(c.get(f"/games/{code}{path}", headers=seat).text),
+                         _same(c.get(f"/games/{code}{path}").text))
                   for path in ("", "/transcript", "/view", "/events")}
         m = manager(c)
         wait_until(lambda: code not in m.games, WAIT, "the finished game to leave memory")
         assert not m.tokens.holds(tokens["1"])
-        after = {path: (c.get(f"/games/{code}{path}", headers=seat).text,
-                        c.get(f"/games/{code}{path}").text) for path in before}
+        after = {path: (_same(c.get(f"/games/{code}{path}", headers=seat).text),
+                        _same(c.get(f"/games/{code}{path}").text)) for path in before}
         assert after == before
         assert c.get(f"/games/{code}/moves", headers=seat).json()["yourTurn"] is False
         assert c.post(f"/games/{code}/moves", headers=seat, json={

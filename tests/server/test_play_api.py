@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, legal, live, play, play_out, wait_turn
+from play_helpers import WAIT, legal, live, play, play_out, states_by_ply, wait_turn
 from server_helpers import bearer, create, wait_until
 
 from duel.engine import Move, Perspective, Seat
@@ -23,6 +23,27 @@ def test_info_names_the_seats_and_the_caller_s(client: TestClient) -> None:
     assert client.get(f"/games/{code}/info", headers=bearer(tokens["1"])).json()["you"] == 1
     assert client.get(f"/games/{code}/info", headers=bearer("nope")).status_code == 401
     assert client.get("/games/NoSuchGame/info").status_code == 404
+
+
+def test_info_gives_the_engine_s_points_so_far_after_every_move(client: TestClient) -> None:
+    """Two external seats play a whole game at random: after each move, /info's points (for a
+    spectator and for either seat alike: they are public) are the engine's score breakdowns of
+    the position at its ply, replayed from the stored moves."""
+    code, tokens = create(client, "external", "external", seed=6)
+    rng = random.Random(6)
+    checked = 0
+    while True:
+        answers = [client.get(f"/games/{code}/info", headers=h).json()
+                   for h in ({}, bearer(tokens["1"]), bearer(tokens["2"]))]
+        info = answers[0]
+        assert all(a["points"] == info["points"] and a["ply"] == info["ply"] for a in answers)
+        state = states_by_ply(client, code)[info["ply"]]
+        assert info["points"] == {"1": state.score(0), "2": state.score(1)}, info["ply"]
+        checked += 1
+        if info["over"]:
+            break
+        play(client, code, tokens[str(live(client, code).state.current_player)], rng)
+    assert checked > 40 and info["points"]["1"]["TOTAL"] + info["points"]["2"]["TOTAL"] > 0
 
 
 def test_games_lists_the_newest_first_with_results(client: TestClient) -> None:

@@ -61,7 +61,7 @@ def test_phone_width_and_keyboard_only(db: str) -> None:
             else:
                 page.locator("[data-move]").first.focus()
             page.keyboard.press("Enter")
-            page.wait_for_function(f"document.body.dataset.ply !== '{ply}'")
+            page.wait_for_function(f"() => document.body.dataset.ply !== '{ply}'")
             keyed += 1
         page.screenshot(path=str(ARTIFACTS / "phone.png"), full_page=True)
         _no_sideways_scroll(page)
@@ -87,7 +87,7 @@ def test_a_covered_card_says_what_covers_it(db: str) -> None:
                 break
             ply = page.evaluate("document.body.dataset.ply")
             page.evaluate("document.querySelector('[data-move]').click()")  # the contract's way
-            page.wait_for_function(f"document.body.dataset.ply !== '{ply}'")
+            page.wait_for_function(f"() => document.body.dataset.ply !== '{ply}'")
         blocked = page.locator("#table .tile.blocked").first
         slot = blocked.get_attribute("data-slot")
         blocked.click()

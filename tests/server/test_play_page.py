@@ -2,7 +2,7 @@
 `mcts:iterations=30` and an LLM seat (a fake OpenAI-compatible server): at every turn the
 moves the page offers (`data-move`) are exactly the REST API's legal moves, every move kind is
 clicked at least once, no console error shows, the page's ply, end and winner agree with the
-server, the running tally of points agrees with the engine's score at the end, and no token
+server, the points shown agree with the engine's score at the end, and no token
 reaches any log line. Screenshots of a mid-game board and of finished games are saved under
 ARTIFACTS (printed)."""
 
@@ -90,16 +90,19 @@ def _play(browser: Any, url: str, opponent: str, seed: int, seat: int, clicked: 
                              "'data-game-over')})")
         assert body["over"] and body["winner"] == str(info["winner"]), (body, info)
         assert body["ply"] == str(info["ply"]), (body, info)
-        # The running tally counts as the engine does: at the end it is the engine's score.
-        tally = page.evaluate("""(() => { const v = structuredClone(view);
-            const engine = [v.player1.score.TOTAL, v.player2.score.TOTAL];
-            v.player1.score = {}; v.player2.score = {};
-            return [engine, [Board.tally(v, "player1"), Board.tally(v, "player2")]]; })()""")
+        # The points shown are the engine's: at the end the view's score, and GET /info's
+        # (the running points the page shows during the game) agree with it.
+        tally = page.evaluate("""[[view.player1.score.TOTAL, view.player2.score.TOTAL],
+            ["player1", "player2"].map(c => parseInt(document.querySelector(
+                `[data-city=${c}] .stat.vp`).textContent, 10))]""")
         assert tally[0] == tally[1], tally
+        assert tally[0] == [info["points"][str(3 - seat)]["TOTAL"],
+                            info["points"][str(seat)]["TOTAL"]], (tally, info["points"])
         assert "Final score" in page.inner_text("#table")
         how = {"military": "by military supremacy", "science": "by scientific supremacy",
                "civilian": "on points"}[info["victory"]]
-        page.wait_for_function(f"document.querySelector('#status').innerText.includes('{how}')")
+        page.wait_for_function(
+            f"() => document.querySelector('#status').innerText.includes('{how}')")
         # The page tells moves in true labels, whichever seat it plays (the seat's own view
         # calls itself player 2).
         public = httpx.get(f"{url}/games/{code}", timeout=30).json()["previousMove"]

@@ -19,7 +19,7 @@ from server_helpers import leaked_names, wait_until
 
 from duel.engine import GameState
 from duel.transcripts import Transcript, initial_state, replay
-from duel.viewer.catalogue import catalogue
+from duel.viewer.catalogue import SOFT_HYPHEN, catalogue
 
 LLM_MOVES = 5  # the LLM seat's moves watched
 # Everything a page shows: its text, and every attribute but the inline styles (tooltips,
@@ -64,6 +64,7 @@ def _named(text: str) -> str:
     HORSE_BREEDERS), the wonders' names taken out first (The Great Lighthouse is no
     Lighthouse), so that `leaked_names` finds any card the page names."""
     names = catalogue()
+    text = text.replace(SOFT_HYPHEN, "")  # tiles and tokens show names with soft hyphens
     for w in names["wonders"].values():
         text = text.replace(w["name"], " ")
     for key, c in sorted(names["cards"].items(), key=lambda kv: -len(kv[1]["name"])):
@@ -124,7 +125,7 @@ def test_nothing_hidden_shows_before_the_move(db: str, monkeypatch: pytest.Monke
                 wait_until(lambda: _ply(url, code) > ply, WAIT, "the LLM's move")  # noqa: B023
                 for page in (watcher, person):  # its reply shows once it is played
                     page.wait_for_function(
-                        f"document.querySelector('#thinking').innerText.includes('{marker}')")
+                        f"() => document.querySelector('#thinking').innerText.includes('{marker}')")
                 looked += 1
             assert not watcher_errors and not person_errors, watcher_errors + person_errors
             states = _states(url, code)
