@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from duel.engine import Move, Perspective, Seat, seat_view
+from duel.engine import Move, Perspective, Result, Seat, seat_view
 from duel.engine.explain import unavailable
 from duel.errors import ConflictError, DuelError, IllegalMoveError, InvalidMoveError
 from duel.records import MoveRecord
 from server.live import LiveGame, to_move
-from server.store import Store
+from server.store import Store, result_columns
 
 
 def malformed(reason: str) -> InvalidMoveError:
@@ -67,10 +67,13 @@ async def apply_move(game: LiveGame, store: Store, seat: Seat, move: Move, ply: 
         else:  # legal: checked above (apply would ask the generator again)
             after = state.clone()
             after.play(move)
-        over = forfeit or after.is_terminal()
-        await asyncio.to_thread(store.append_move, game.code, record, seat_view(after), over)
+        result = Result.forfeited(seat, state.scores()) if forfeit else after.result()
+        over = result is not None
+        await asyncio.to_thread(store.append_move, game.code, record, seat_view(after), over,
+                                result)
         game.row.ply = record.ply
         game.row.over = over
+        game.row.winner, game.row.victory = result_columns(result)
         if forfeit:
             game.forfeit = seat
         else:
