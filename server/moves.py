@@ -45,11 +45,12 @@ def unavailable_for(game: LiveGame, seat: Seat) -> list[tuple[Move, str, int | N
 
 
 async def apply_move(game: LiveGame, store: Store, seat: Seat, move: Move, ply: int,
-                     details: dict[str, Any], seconds: float, forfeit: bool = False
-                     ) -> tuple[int, dict[str, Any]]:
+                     details: dict[str, Any], seconds: float, forfeit: bool = False,
+                     runner: bool = False) -> tuple[int, dict[str, Any]]:
     """`seat` plays `move` (true labels) at `ply` (the moves already played), or resigns. Returns
     the game's new ply and the state as the seat sees it right after the move. Raises
-    ConflictError (over, stale ply, not its turn) or IllegalMoveError."""
+    ConflictError (over, stale ply, not its turn) or IllegalMoveError. `runner`: a move this
+    server makes as the game's runner (see Store.append_move)."""
     async with game.lock:
         state = game.state
         if game.over:
@@ -70,7 +71,7 @@ async def apply_move(game: LiveGame, store: Store, seat: Seat, move: Move, ply: 
         result = Result.forfeited(seat, state.scores()) if forfeit else after.result()
         over = result is not None
         await asyncio.to_thread(store.append_move, game.code, record, seat_view(after), over,
-                                result)
+                                result, runner)
         game.row.ply = record.ply
         game.row.over = over
         game.row.winner, game.row.victory = result_columns(result)

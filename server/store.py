@@ -62,8 +62,11 @@ class Store(Protocol):
         ...
 
     def append_move(self, code: str, move: MoveRecord, view: dict[str, Any],
-                    over: bool, result: Result | None = None) -> None:
-        """`result`: the game's, when this move ends it (kept for listings)."""
+                    over: bool, result: Result | None = None, runner: bool = False) -> None:
+        """`result`: the game's, when this move ends it (kept for listings). `runner`: the
+        move is this process's as the game's runner (an agent seat's, or a clock's); a
+        store several processes share stores it only while the game is still leased to this
+        process (StoreError once another holds it), checked in the move's transaction."""
         ...
 
     def close(self) -> None: ...
@@ -210,8 +213,9 @@ class SQLiteStore:
         return [move_record(*row) for row in rows]
 
     def append_move(self, code: str, move: MoveRecord, view: dict[str, Any], over: bool,
-                    result: Result | None = None) -> None:
-        """Insert the move and update the game in one transaction; the ply must be the next."""
+                    result: Result | None = None, runner: bool = False) -> None:
+        """Insert the move and update the game in one transaction; the ply must be the next.
+        (`runner` needs no check: one process has the file, and runs every game.)"""
         winner, victory = result_columns(result)
         with self._lock:
             try:

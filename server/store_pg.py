@@ -150,17 +150,25 @@ class PostgresStore:
         return [move_record(*r) for r in rows]
 
     def append_move(self, code: str, move: MoveRecord, view: dict[str, Any], over: bool,
-                    result: Result | None = None) -> None:
+                    result: Result | None = None, runner: bool = False) -> None:
         """The move and the game's new ply in one transaction, only if the game is at the ply
-        before it; the row's lock makes a second writer of that ply wait, then find the ply
-        taken (StoreError). Every listener hears of it once the transaction commits."""
+        before it and, for a `runner`'s move, still leased to this holder (a server that
+        stalled past its lease cannot store an agent's move once another server runs the
+        game); the row's lock makes a second writer of that ply wait, then find the ply taken
+        (StoreError). Every listener hears of it once the transaction commits."""
         winner, victory = result_columns(result)
         with self._pool.connection() as conn, conn.transaction():
             cur = conn.execute(
                 "UPDATE games SET ply = %s, over = %s, view = %s, winner = %s, victory = %s "
-                "WHERE code = %s AND ply = %s",
-                (move.ply, over, json.dumps(view), winner, victory, code, move.ply - 1))
+                "WHERE code = %s AND ply = %s AND (NOT %s OR runner = %s)",
+                (move.ply, over, json.dumps(view), winner, victory, code, move.ply - 1,
+                 runner, self.holder))
             if cur.rowcount != 1:
+                row = conn.execute("SELECT ply, runner FROM games WHERE code = %s",
+                                   (code,)).fetchone()
+                if row is not None and row[0] == move.ply - 1 and runner:
+                    raise StoreError(f"game {code} is run by another server now ({row[1]}); "
+                                     "its agent move was not stored")
                 raise StoreError(f"game {code} is not at ply {move.ply - 1}")
             conn.execute(
                 "INSERT INTO moves VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",

@@ -277,3 +277,38 @@ def test_every_store_hears_of_every_move(db: str, store: Store) -> None:
         assert heard == [("Note0001", 1), ("Note0001", 2), ("Note0001", 3)]
     finally:
         second.close()
+
+
+def test_a_runner_s_move_is_stored_only_while_it_holds_the_game(db: str, store: Store) -> None:
+    """A server stalled past its lease (another took the game over) cannot store its agent's
+    move: the store checks the lease in the move's own transaction. A move sent by a seat
+    (not the runner's) is stored by any server, and the new holder's agent moves are."""
+    first = shared(store)
+    second = open_store(db, lease_seconds=1.0)
+    assert isinstance(second, SharedStore)
+    try:
+        row, state = new_row("Runner01", ["random", "external"])
+        first.create_game(row, seat_view(state))
+        record, after = next_record(state)
+        first.append_move("Runner01", record, seat_view(after), False, runner=True)
+        state = after
+        time.sleep(1.2)  # the first store stalls: its lease runs out, the second takes over
+        assert second.claim(10) == ["Runner01"]
+        late, late_after = next_record(state)
+        with pytest.raises(StoreError, match="run by another server now"):
+            first.append_move("Runner01", late, seat_view(late_after), False, runner=True)
+        back = first.game("Runner01")
+        assert back is not None and back.ply == 1 and [m.ply for m in first.moves("Runner01")
+                                                        ] == [1]
+        # The new holder's agent move at that ply is stored; the ply check still comes
+        # first for the old one (it is told the ply is taken).
+        theirs, state = next_record(state, 1)
+        second.append_move("Runner01", theirs, seat_view(state), False, runner=True)
+        with pytest.raises(StoreError, match="not at ply 1"):
+            first.append_move("Runner01", late, seat_view(late_after), False, runner=True)
+        # A seat's own move (sent over HTTP to any server) needs no lease.
+        sent, state = next_record(state)
+        first.append_move("Runner01", sent, seat_view(state), False)
+        assert first.moves("Runner01") == [record, theirs, sent]
+    finally:
+        second.close()
