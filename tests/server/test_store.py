@@ -133,23 +133,45 @@ def test_the_listing_reads_only_the_newest_rows_through_an_index(db: str, store:
 
 
 def test_a_database_from_before_results_were_kept_gains_their_columns(db: str) -> None:
+    """A database the previous release made (its games table without winner and victory)
+    opens, its games listed without a stored result, and new results are kept."""
+    columns = ("code TEXT PRIMARY KEY, created {real} NOT NULL, seats TEXT NOT NULL, tokens "
+               "TEXT NOT NULL, options TEXT NOT NULL, ply INTEGER NOT NULL, over {flag} NOT "
+               "NULL, view TEXT NOT NULL{more}")
+    insert = ("INSERT INTO games (code, created, seats, tokens, options, ply, over, view) "
+              "VALUES ('Old00001', 1.0, '[\"external\", \"external\"]', '{{}}', '{{}}', 3, "
+              "{done}, '{{}}')")
     if db.startswith("postgresql://"):
-        pytest.skip("PostgreSQL adds them with ADD COLUMN IF NOT EXISTS, as the schema runs")
-    import sqlite3
+        import psycopg
 
-    old = sqlite3.connect(db)
-    old.executescript("CREATE TABLE games (code TEXT "
-                      "PRIMARY KEY, created REAL NOT NULL, seats TEXT NOT NULL, tokens TEXT NOT "
-                      "NULL, options TEXT NOT NULL, ply INTEGER NOT NULL, over INTEGER NOT "
-                      "NULL, view TEXT NOT NULL);"
-                      "INSERT INTO games VALUES ('Old00001', 1.0, '[\"external\", "
-                      "\"external\"]', '{}', '{}', 3, 1, '{}')")
-    old.commit()
-    old.close()
+        with psycopg.connect(db, autocommit=True) as conn:
+            conn.execute("CREATE TABLE games (" + columns.format(
+                real="DOUBLE PRECISION", flag="BOOLEAN",
+                more=", needs_runner BOOLEAN NOT NULL DEFAULT false, runner TEXT NOT NULL "
+                     "DEFAULT '', lease_until DOUBLE PRECISION NOT NULL DEFAULT 0") + ")")
+            conn.execute(insert.format(done="true"))
+    else:
+        import sqlite3
+
+        old = sqlite3.connect(db)
+        old.execute("CREATE TABLE games (" + columns.format(real="REAL", flag="INTEGER",
+                                                             more="") + ")")
+        old.execute(insert.format(done="1"))
+        old.commit()
+        old.close()
     store = open_store(db)
     try:
         [row] = store.list_games(5)
         assert (row.code, row.over, row.winner, row.victory) == ("Old00001", True, None, None)
+        new, state = new_row("New00001")
+        new.created = 2.0
+        store.create_game(new, seat_view(state))
+        state = play(store, "New00001", state, 1)
+        resign = MoveRecord.decided(state, state.legal_moves()[0], 0.0, {}, True)
+        store.append_move("New00001", resign, seat_view(state), True,
+                          Result.forfeited(resign.seat, state.scores()))
+        assert [(g.code, g.victory) for g in store.list_games(5)] == [
+            ("New00001", "forfeit"), ("Old00001", None)]
     finally:
         store.close()
 
