@@ -203,9 +203,8 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     for pairing, standings in result.standings:
         print(f"{pairing.folder}:")
         print(standings.report())
-    total = sum(len(s.games) for _, s in result.standings)
-    print(f"Bradley-Terry ratings over {total} games (Elo scale; 0 = the smallest MCTS budget; "
-          "bootstrap 95% CIs)")
+    print(f"Bradley-Terry ratings over {result.rated} games (Elo scale; 0 = the smallest MCTS "
+          "budget; bootstrap 95% CIs)")
     print(table(result.ratings))
     print(f"{result.player}: {result.place}")
     return 0

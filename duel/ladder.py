@@ -77,6 +77,7 @@ class LadderResult:
     standings: list[tuple[Pairing, tournament.Standings]]
     ratings: list[dict[str, Any]]  # duel.ratings.rate's rows, the strongest first
     player: str
+    rated: int  # games the ratings are over
 
     @property
     def place(self) -> str:
@@ -105,6 +106,7 @@ def run(player: str, rungs: list[int], games: int, out: str, seed: int = 0, jobs
                                    out=str(root / p.folder), progress=progress,
                                    budget_usd=budget_usd, ray=ray, llm_limit=llm_limit)
         played.append((p, standings))
-    folders = [str(root / p.folder) for p, _ in played]
-    rows = rate(collect(folders), resamples=resamples, seed=seed)
-    return LadderResult(played, rows, player)
+    # Every game under the folder: those of earlier runs' rungs too (one player's, by _claim).
+    rated = collect([str(root)])
+    rows = rate(rated, resamples=resamples, seed=seed)
+    return LadderResult(played, rows, player, len(rated))

@@ -49,6 +49,19 @@ def test_a_tiny_ladder_plays_every_pairing_and_places_the_player(
     assert capsys.readouterr().out.rstrip().splitlines()[-1] == f"random: {place}"
     assert {f: (out / f / "games.jsonl").read_text() for f in pairs} == before
 
+    # A rung added later: only its new pairings (player-15, 10-15) are played.
+    grown = [a if a != "5,10" else "5,10,15" for a in LADDER]
+    assert main(["ladder", *grown, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "Bradley-Terry ratings over 10 games" in printed
+    assert {f: (out / f / "games.jsonl").read_text() for f in pairs} == before
+    assert len(games(out / "player-15")) == 2 and len(games(out / "10-15")) == 2
+    assert json.loads((out / "ladder.json").read_text()) == {"player": "random",
+                                                            "rungs": [5, 10, 15]}
+    # Then fewer rungs: every game in the folder is still rated.
+    assert main(["ladder", *LADDER, "--out", str(out)]) == 0
+    assert "Bradley-Terry ratings over 10 games" in capsys.readouterr().out
+
 
 @pytest.mark.parametrize(("args", "error"), [
     (["--player", "rule", "--rungs", "5,10"], "holds the ladder of 'random'"),
