@@ -188,6 +188,28 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ladder(args: argparse.Namespace) -> int:
+    from duel import ladder
+    from duel.ratings import table
+
+    if args.llm_limit is not None and args.ray is None:
+        raise UsageError("--llm-limit applies only with --ray (a local run's cap is the "
+                         "spec's concurrency)")
+    jobs = args.jobs if args.jobs is not None else (0 if args.ray else 1)
+    result = ladder.run(args.player, ladder.parse_rungs(args.rungs), args.games, args.out,
+                        seed=args.seed, jobs=jobs, progress=not args.no_progress,
+                        budget_usd=args.budget_usd, ray=args.ray, llm_limit=_llm_limit(args),
+                        resamples=args.resamples)
+    for pairing, standings in result.standings:
+        print(f"{pairing.folder}:")
+        print(standings.report())
+    print(f"Bradley-Terry ratings over {result.rated} games (Elo scale; 0 = the smallest MCTS "
+          "budget; bootstrap 95% CIs)")
+    print(table(result.ratings))
+    print(f"{result.player}: {result.place}")
+    return 0
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from duel.narrate import move_line, result_lines
     from duel.transcripts import check_result, initial_state, read, replay
@@ -649,6 +671,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="start no game that would take the LLM money spent (earlier runs in "
                    "--out included) past X dollars; run again with more to resume")
     p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("ladder", help="place a player on the MCTS ladder: it plays every "
+                       "rung, each rung the next, then the ratings (resumable)")
+    p.add_argument("--player", required=True, help="agent spec to place")
+    p.add_argument("--rungs", default="50,200,1000",
+                   help="MCTS iteration budgets, increasing (default 50,200,1000)")
+    p.add_argument("--games", type=int, default=20, help="games per pairing (default 20)")
+    p.add_argument("--out", required=True,
+                   help="folder of the ladder: one games.jsonl per pairing (resumable)")
+    p.add_argument("--seed", type=int, default=0, help="first deal's seed, in every pairing")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="games at once (default 1; with --ray, one per CPU of the cluster)")
+    _add_ray_option(p)
+    p.add_argument("--resamples", type=int, default=200, help="bootstrap resamples")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--budget-usd", type=float, default=None, metavar="X",
+                   help="per pairing: start no game that would take its LLM money (earlier "
+                   "runs included) past X dollars")
+    p.set_defaults(func=cmd_ladder)
 
     p = sub.add_parser("view", help="show a transcript in the browser")
     p.add_argument("file")

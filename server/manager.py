@@ -253,9 +253,10 @@ class GameManager:
 
     async def listing(self, most: int) -> list[tuple[GameRow, LiveGame | None]]:
         """The newest `most` games' rows, newest first, each with its live game when it is in
-        memory (a finished game read back from the store only when asked for by code)."""
-        rows = (await asyncio.to_thread(self.store.games))[-most:]
-        return [(row, self.games.get(row.code)) for row in reversed(rows)]
+        memory (a finished game read back from the store only when asked for by code). One
+        bounded query: however many games are stored, `most` rows are read."""
+        rows = await asyncio.to_thread(self.store.list_games, most)
+        return [(row, self.games.get(row.code)) for row in rows]
 
     async def transcript(self, game: LiveGame, partial: bool = False) -> list[dict[str, Any]]:
         return await export.transcript_lines(game, self.store, partial)

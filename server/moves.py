@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from duel.engine import Move, Perspective, Seat, seat_view
+from duel.engine import Move, Perspective, Result, Seat, seat_view
 from duel.engine.explain import unavailable
 from duel.errors import ConflictError, DuelError, IllegalMoveError, InvalidMoveError
 from duel.records import MoveRecord
 from server.live import LiveGame, to_move
-from server.store import Store
+from server.store import Store, result_columns
 
 
 def malformed(reason: str) -> InvalidMoveError:
@@ -45,11 +45,12 @@ def unavailable_for(game: LiveGame, seat: Seat) -> list[tuple[Move, str, int | N
 
 
 async def apply_move(game: LiveGame, store: Store, seat: Seat, move: Move, ply: int,
-                     details: dict[str, Any], seconds: float, forfeit: bool = False
-                     ) -> tuple[int, dict[str, Any]]:
+                     details: dict[str, Any], seconds: float, forfeit: bool = False,
+                     runner: bool = False) -> tuple[int, dict[str, Any]]:
     """`seat` plays `move` (true labels) at `ply` (the moves already played), or resigns. Returns
     the game's new ply and the state as the seat sees it right after the move. Raises
-    ConflictError (over, stale ply, not its turn) or IllegalMoveError."""
+    ConflictError (over, stale ply, not its turn) or IllegalMoveError. `runner`: a move this
+    server makes as the game's runner (see Store.append_move)."""
     async with game.lock:
         state = game.state
         if game.over:
@@ -67,10 +68,13 @@ async def apply_move(game: LiveGame, store: Store, seat: Seat, move: Move, ply: 
         else:  # legal: checked above (apply would ask the generator again)
             after = state.clone()
             after.play(move)
-        over = forfeit or after.is_terminal()
-        await asyncio.to_thread(store.append_move, game.code, record, seat_view(after), over)
+        result = Result.forfeited(seat, state.scores()) if forfeit else after.result()
+        over = result is not None
+        await asyncio.to_thread(store.append_move, game.code, record, seat_view(after), over,
+                                result, runner)
         game.row.ply = record.ply
         game.row.over = over
+        game.row.winner, game.row.victory = result_columns(result)
         if forfeit:
             game.forfeit = seat
         else:

@@ -10,7 +10,9 @@ runs, and keeping its games in memory up to date with the moves the others store
   the next turn. Requests catch up too (`catch_up`), so an answer never lags a stored move.
 
 The store's ply check keeps each move once, whatever the leases say (a server stalled past its
-lease may try a move its successor already made; the store refuses it)."""
+lease may try a move its successor already made; the store refuses it); and an agent's or a
+clock's move is stored only while its server still holds the game's lease, checked in the
+move's transaction, so a stalled server cannot play a turn its successor now runs."""
 
 from __future__ import annotations
 

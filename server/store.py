@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from duel.engine import Seat
+from duel.engine import Result, Seat
 from duel.errors import StoreError
 from duel.records import MoveRecord
 
@@ -28,6 +28,17 @@ class GameRow:
     ply: int
     over: bool
     created: float = 0.0  # seconds since the epoch
+    # Once over: who won (1 or 2, 0 for a shared victory) and how (the Result's victory).
+    # None while the game goes on, and for games finished before the store kept results.
+    winner: int | None = None
+    victory: str | None = None
+
+
+def result_columns(result: Result | None) -> tuple[int | None, str | None]:
+    """A result as the store keeps it: (winner, victory)."""
+    if result is None:
+        return None, None
+    return (0 if result.winner is None else result.winner.player), result.victory
 
 
 class Store(Protocol):
@@ -39,6 +50,11 @@ class Store(Protocol):
 
     def games(self, unfinished: bool = False) -> list[GameRow]: ...
 
+    def list_games(self, limit: int) -> list[GameRow]:
+        """The newest `limit` games, newest first, read through an index on their creation
+        time: the cost does not grow with the games stored."""
+        ...
+
     def game(self, code: str) -> GameRow | None: ...
 
     def moves(self, code: str, after: int = 0) -> list[MoveRecord]:
@@ -46,7 +62,12 @@ class Store(Protocol):
         ...
 
     def append_move(self, code: str, move: MoveRecord, view: dict[str, Any],
-                    over: bool) -> None: ...
+                    over: bool, result: Result | None = None, runner: bool = False) -> None:
+        """`result`: the game's, when this move ends it (kept for listings). `runner`: the
+        move is this process's as the game's runner (an agent seat's, or a clock's); a
+        store several processes share stores it only while the game is still leased to this
+        process (StoreError once another holds it), checked in the move's transaction."""
+        ...
 
     def close(self) -> None: ...
 
@@ -93,9 +114,12 @@ CREATE TABLE IF NOT EXISTS games (
     options TEXT NOT NULL,
     ply INTEGER NOT NULL,
     over INTEGER NOT NULL,
-    view TEXT NOT NULL
+    view TEXT NOT NULL,
+    winner INTEGER,
+    victory TEXT
 );
 CREATE INDEX IF NOT EXISTS games_unfinished ON games (over, created);
+CREATE INDEX IF NOT EXISTS games_created ON games (created, code);
 CREATE TABLE IF NOT EXISTS moves (
     code TEXT NOT NULL REFERENCES games(code),
     ply INTEGER NOT NULL,
@@ -112,7 +136,10 @@ CREATE TABLE IF NOT EXISTS moves (
 """
 
 
-_ROW = "code, seats, tokens, options, ply, over, created"
+_ROW = "code, seats, tokens, options, ply, over, created, winner, victory"
+# The newest first; ties (one clock tick) by code, so a listing's order is the same each time.
+NEWEST = "ORDER BY created DESC, code DESC"
+RESULT_COLUMNS = [("winner", "INTEGER"), ("victory", "TEXT")]  # added after the first release
 MOVE_COLUMNS = "ply, player, step, move, price, view_hash, seconds, details"
 
 
@@ -126,10 +153,10 @@ def move_record(ply: int, player: int, step: str, move: str, price: int, view_ha
 
 
 def game_row(code: str, seats: str, tokens: str, options: str, ply: int, over: int,
-              created: float) -> GameRow:
+             created: float, winner: int | None = None, victory: str | None = None) -> GameRow:
     return GameRow(code, json.loads(seats),
                    {Seat.of_player(int(k)): v for k, v in json.loads(tokens).items()},
-                   json.loads(options), ply, bool(over), created)
+                   json.loads(options), ply, bool(over), created, winner, victory)
 
 
 class SQLiteStore:
@@ -139,15 +166,24 @@ class SQLiteStore:
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
+        # A database from before results were kept: add their columns before the schema's
+        # indexes are made (CREATE TABLE IF NOT EXISTS leaves an existing table as it is).
+        known = {r[1] for r in self._db.execute("PRAGMA table_info(games)")}
+        if known:
+            for name, kind in RESULT_COLUMNS:
+                if name not in known:
+                    self._db.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
         self._db.executescript(_SCHEMA)
 
     def create_game(self, row: GameRow, view: dict[str, Any]) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO games (code, created, seats, tokens, options, ply, over, view, "
+                "winner, victory) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (row.code, row.created or time.time(), json.dumps(row.seats),
                  json.dumps({str(k.player): v for k, v in row.token_hashes.items()}),
-                 json.dumps(row.options), row.ply, int(row.over), json.dumps(view)))
+                 json.dumps(row.options), row.ply, int(row.over), json.dumps(view),
+                 row.winner, row.victory))
 
     def games(self, unfinished: bool = False) -> list[GameRow]:
         """Every game (only those not over, if `unfinished`), oldest first."""
@@ -155,6 +191,12 @@ class SQLiteStore:
         with self._lock:
             rows = self._db.execute(
                 f"SELECT {_ROW} FROM games {where}ORDER BY created").fetchall()
+        return [game_row(*row) for row in rows]
+
+    def list_games(self, limit: int) -> list[GameRow]:
+        with self._lock:
+            rows = self._db.execute(f"SELECT {_ROW} FROM games {NEWEST} LIMIT ?",
+                                    (limit,)).fetchall()
         return [game_row(*row) for row in rows]
 
     def game(self, code: str) -> GameRow | None:
@@ -170,14 +212,19 @@ class SQLiteStore:
                 (code, after)).fetchall()
         return [move_record(*row) for row in rows]
 
-    def append_move(self, code: str, move: MoveRecord, view: dict[str, Any], over: bool) -> None:
-        """Insert the move and update the game in one transaction; the ply must be the next."""
+    def append_move(self, code: str, move: MoveRecord, view: dict[str, Any], over: bool,
+                    result: Result | None = None, runner: bool = False) -> None:
+        """Insert the move and update the game in one transaction; the ply must be the next.
+        (`runner` needs no check: one process has the file, and runs every game.)"""
+        winner, victory = result_columns(result)
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 cur = self._db.execute(
-                    "UPDATE games SET ply = ?, over = ?, view = ? WHERE code = ? AND ply = ?",
-                    (move.ply, int(over), json.dumps(view), code, move.ply - 1))
+                    "UPDATE games SET ply = ?, over = ?, view = ?, winner = ?, victory = ? "
+                    "WHERE code = ? AND ply = ?",
+                    (move.ply, int(over), json.dumps(view), winner, victory, code,
+                     move.ply - 1))
                 if cur.rowcount != 1:
                     raise StoreError(f"game {code} is not at ply {move.ply - 1}")
                 self._db.execute(

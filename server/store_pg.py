@@ -19,9 +19,18 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from duel.engine import Result
 from duel.errors import StoreError, UsageError
 from duel.records import MoveRecord
-from server.store import _ROW, MOVE_COLUMNS, GameRow, game_row, move_record
+from server.store import (
+    _ROW,
+    MOVE_COLUMNS,
+    NEWEST,
+    GameRow,
+    game_row,
+    move_record,
+    result_columns,
+)
 
 try:
     import psycopg
@@ -49,7 +58,14 @@ _SCHEMA = [
         view TEXT NOT NULL,
         needs_runner BOOLEAN NOT NULL,
         runner TEXT NOT NULL DEFAULT '',
-        lease_until DOUBLE PRECISION NOT NULL DEFAULT 0)""",
+        lease_until DOUBLE PRECISION NOT NULL DEFAULT 0,
+        winner INTEGER,
+        victory TEXT)""",
+    # A database from before results were kept.
+    "ALTER TABLE games ADD COLUMN IF NOT EXISTS winner INTEGER",
+    "ALTER TABLE games ADD COLUMN IF NOT EXISTS victory TEXT",
+    # The lobby's listing reads the newest games only, through this index.
+    "CREATE INDEX IF NOT EXISTS games_created ON games (created, code)",
     # Finding the unfinished games (at start, and the leases to take) must not read the
     # finished ones, however many there are.
     "CREATE INDEX IF NOT EXISTS games_unfinished ON games (created) WHERE NOT over",
@@ -102,17 +118,23 @@ class PostgresStore:
         with self._pool.connection() as conn:
             conn.execute(
                 "INSERT INTO games (code, created, seats, tokens, options, ply, over, view, "
-                f"needs_runner, runner, lease_until) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, "
-                f"%s, %s, {NOW} + %s)",
+                "winner, victory, needs_runner, runner, lease_until) VALUES (%s, %s, %s, %s, "
+                f"%s, %s, %s, %s, %s, %s, %s, %s, {NOW} + %s)",
                 (row.code, row.created or time.time(), json.dumps(row.seats),
                  json.dumps({str(k.player): v for k, v in row.token_hashes.items()}),
-                 json.dumps(row.options), row.ply, row.over, json.dumps(view),
-                 needs_runner(row), self.holder, self.lease_seconds))
+                 json.dumps(row.options), row.ply, row.over, json.dumps(view), row.winner,
+                 row.victory, needs_runner(row), self.holder, self.lease_seconds))
 
     def games(self, unfinished: bool = False) -> list[GameRow]:
         where = "WHERE NOT over " if unfinished else ""
         with self._pool.connection() as conn:
             rows = conn.execute(f"SELECT {_ROW} FROM games {where}ORDER BY created").fetchall()
+        return [game_row(*r) for r in rows]
+
+    def list_games(self, limit: int) -> list[GameRow]:
+        with self._pool.connection() as conn:
+            rows = conn.execute(f"SELECT {_ROW} FROM games {NEWEST} LIMIT %s",
+                                (limit,)).fetchall()
         return [game_row(*r) for r in rows]
 
     def game(self, code: str) -> GameRow | None:
@@ -127,15 +149,26 @@ class PostgresStore:
                 (code, after)).fetchall()
         return [move_record(*r) for r in rows]
 
-    def append_move(self, code: str, move: MoveRecord, view: dict[str, Any], over: bool) -> None:
+    def append_move(self, code: str, move: MoveRecord, view: dict[str, Any], over: bool,
+                    result: Result | None = None, runner: bool = False) -> None:
         """The move and the game's new ply in one transaction, only if the game is at the ply
-        before it; the row's lock makes a second writer of that ply wait, then find the ply
-        taken (StoreError). Every listener hears of it once the transaction commits."""
+        before it and, for a `runner`'s move, still leased to this holder (a server that
+        stalled past its lease cannot store an agent's move once another server runs the
+        game); the row's lock makes a second writer of that ply wait, then find the ply taken
+        (StoreError). Every listener hears of it once the transaction commits."""
+        winner, victory = result_columns(result)
         with self._pool.connection() as conn, conn.transaction():
             cur = conn.execute(
-                "UPDATE games SET ply = %s, over = %s, view = %s WHERE code = %s AND ply = %s",
-                (move.ply, over, json.dumps(view), code, move.ply - 1))
+                "UPDATE games SET ply = %s, over = %s, view = %s, winner = %s, victory = %s "
+                "WHERE code = %s AND ply = %s AND (NOT %s OR runner = %s)",
+                (move.ply, over, json.dumps(view), winner, victory, code, move.ply - 1,
+                 runner, self.holder))
             if cur.rowcount != 1:
+                row = conn.execute("SELECT ply, runner FROM games WHERE code = %s",
+                                   (code,)).fetchone()
+                if row is not None and row[0] == move.ply - 1 and runner:
+                    raise StoreError(f"game {code} is run by another server now ({row[1]}); "
+                                     "its agent move was not stored")
                 raise StoreError(f"game {code} is not at ply {move.ply - 1}")
             conn.execute(
                 "INSERT INTO moves VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",

@@ -59,10 +59,11 @@ class Turns:
 
     async def play(self, game: LiveGame, seat: Seat, move: Move, ply: int,
                    details: dict[str, Any] | None = None, seconds: float = 0.0,
-                   forfeit: bool = False) -> tuple[int, dict[str, Any]]:
-        """Apply a move (see `apply_move`), then start the next turn."""
+                   forfeit: bool = False, runner: bool = False) -> tuple[int, dict[str, Any]]:
+        """Apply a move (see `apply_move`; `runner`: an agent's or a clock's move, made
+        here as the game's runner), then start the next turn."""
         answer = await apply_move(game, self.store, seat, move, ply, details or {}, seconds,
-                                  forfeit)
+                                  forfeit, runner)
         self.schedule(game)
         return answer
 
@@ -125,7 +126,7 @@ class Turns:
             forfeit = forfeits(game)
         try:
             await self.play(game, seat, move, ply, details, time.perf_counter() - start,
-                            forfeit)
+                            forfeit, runner=True)
         except DuelError as exc:
             log.warning("game %s: agent move refused: %s", game.code, exc)
 
@@ -137,6 +138,6 @@ class Turns:
         move, details = fallback_move(game, game.state, agent_rng(ply, seat))
         try:
             await self.play(game, seat, move, ply, {**details, "timeout": True},
-                            forfeit=forfeits(game))
+                            forfeit=forfeits(game), runner=True)
         except DuelError:
             pass  # the bot moved at the last moment

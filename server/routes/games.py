@@ -18,7 +18,6 @@ from server.catalogue import EXTERNAL
 from server.deps import Address, CallerSeat, Game, HeaderToken, Manager, Viewer
 from server.errors import ERRORS
 from server.live import LiveGame
-from server.moves import malformed
 from server.schemas import (
     GameCreate,
     GameCreated,
@@ -60,23 +59,28 @@ LISTED = 100  # games listed by GET /games, the newest first
 
 
 def info(row: GameRow, game: LiveGame | None, you: int | None = None) -> GameInfo:
-    """A game's public facts; its winner when it is in memory (`game`)."""
-    result = game.result if game is not None else None
+    """A game's public facts; its winner as stored, or from the game in memory (`game`) for a
+    game finished before the store kept results."""
     winner: int | Literal["draw"] | None = None
-    if result is not None:
-        winner = result.winner.player if result.winner is not None else "draw"
+    victory = row.victory
+    if victory is not None:
+        winner = row.winner or "draw"
+    else:
+        result = game.result if game is not None else None
+        if result is not None:
+            winner = result.winner.player if result.winner is not None else "draw"
+            victory = result.victory
     # The engine's own scoring, so the pages and bots never count points another way.
     points = None if game is None else {str(n + 1): s for n, s in enumerate(game.state.scores())}
     return GameInfo(code=row.code, players={"1": row.seats[0], "2": row.seats[1]},
-                    ply=row.ply, over=row.over, winner=winner,
-                    victory=result.victory if result is not None else None,
+                    ply=row.ply, over=row.over, winner=winner, victory=victory,
                     created=row.created, you=you, points=points)
 
 
 @router.get("", response_model=GamesOut, responses=ERRORS)
 async def list_games(m: Manager) -> GamesOut:
     """The newest games (at most 100), running and finished, for anyone to spectate or replay:
-    each seat's agent, the ply, and the winner of a finished game still in memory."""
+    each seat's agent, the ply, and the winner of a finished game."""
     return GamesOut(games=[info(row, game) for row, game in await m.listing(LISTED)])
 
 

@@ -69,6 +69,13 @@ def test_a_game_created_on_one_server_is_read_and_moved_on_another(
     for seat in ("1", "2"):
         assert httpx.get(f"{a.url}/games/{code}", headers=bearer(tokens[seat])).json() == \
             httpx.get(f"{b.url}/games/{code}", headers=bearer(tokens[seat])).json()
+    # The lobby of either server lists it, at the ply reached on both.
+    for server in (a, b):
+        listed = httpx.get(f"{server.url}/games", timeout=TIMEOUT).json()["games"]
+        assert [(g["code"], g["ply"]) for g in listed] == [(code, 12)]
+    later, _ = new_game(b, seed=8)
+    assert [g["code"] for g in httpx.get(f"{a.url}/games", timeout=TIMEOUT).json()["games"]
+            ] == [later, code]
 
 
 def test_bots_on_two_servers_play_over_event_streams(servers: list[Server], pg_url: str,

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from server_helpers import BACKENDS, wait_until
 
-from duel.engine import Deal, GameState, Seat, new_game, seat_view
+from duel.engine import Deal, GameState, Result, Seat, new_game, seat_view
 from duel.errors import StoreError
 from duel.records import MoveRecord
-from server.store import GameRow, SharedStore, Store, open_store
+from server.store import _ROW, NEWEST, GameRow, SharedStore, SQLiteStore, Store, open_store
 
 pytestmark = pytest.mark.parametrize("db", BACKENDS, indirect=True)
 
@@ -78,6 +78,102 @@ def test_unfinished_games_are_listed_apart(store: Store) -> None:
         store.create_game(row, seat_view(state))
     assert [g.code for g in store.games()] == ["List0000", "List0001", "List0002"]
     assert [g.code for g in store.games(unfinished=True)] == ["List0000", "List0002"]
+
+
+def test_the_newest_games_are_listed_with_their_results(store: Store) -> None:
+    states = {}
+    for i in range(5):
+        row, states[i] = new_row(f"Newest0{i}", seed=i)
+        row.created = 2000.0 + i
+        store.create_game(row, seat_view(states[i]))
+    # Newest01 is played to its end, Newest03 resigned by player 2 at its second move.
+    rng, state = random.Random(5), states[1]
+    while not state.is_terminal():
+        record, after = next_record(state, rng.randrange(len(state.legal_moves())))
+        store.append_move("Newest01", record, seat_view(after), after.is_terminal(),
+                          after.result())
+        state = after
+    played = state.result()
+    assert played is not None
+    state = play(store, "Newest03", states[3], 1)
+    resign = MoveRecord.decided(state, state.legal_moves()[0], 0.0, {}, True)
+    store.append_move("Newest03", resign, seat_view(state), True,
+                      Result.forfeited(resign.seat, state.scores()))
+    assert [g.code for g in store.list_games(3)] == ["Newest04", "Newest03", "Newest02"]
+    listed = {g.code: g for g in store.list_games(10)}
+    assert list(listed) == [f"Newest0{i}" for i in (4, 3, 2, 1, 0)]
+    assert (listed["Newest03"].over, listed["Newest03"].winner,
+            listed["Newest03"].victory) == (True, resign.seat.other.player, "forfeit")
+    assert (listed["Newest01"].over, listed["Newest01"].winner, listed["Newest01"].victory) == (
+        True, played.winner.player if played.winner else 0, played.victory)
+    assert (listed["Newest02"].over, listed["Newest02"].winner,
+            listed["Newest02"].victory) == (False, None, None)
+    assert store.list_games(0) == []
+
+
+def test_the_listing_reads_only_the_newest_rows_through_an_index(db: str, store: Store
+                                                                   ) -> None:
+    """The listing's query is answered by walking the creation-time index from its newest
+    end and stopping after `limit` rows: no scan and no sort of every stored game."""
+    query = f"SELECT {_ROW} FROM games {NEWEST} LIMIT 100"
+    if isinstance(store, SQLiteStore):
+        plan = " ".join(str(r[-1]) for r in store._db.execute("EXPLAIN QUERY PLAN " + query))
+        assert "USING INDEX games_created" in plan and "TEMP B-TREE" not in plan, plan
+        return
+    import psycopg
+
+    with psycopg.connect(db, autocommit=True) as conn:
+        # On a near-empty table a scan costs less than the index; forbid both scans and
+        # sorts, so the plan shows whether the index alone can serve the order.
+        conn.execute("SET enable_seqscan = off")
+        conn.execute("SET enable_sort = off")
+        plan = " ".join(r[0] for r in conn.execute("EXPLAIN " + query.replace("100", "%s"),
+                                                   (100,)))
+    assert "Index Scan Backward using games_created" in plan and "Sort" not in plan, plan
+
+
+def test_a_database_from_before_results_were_kept_gains_their_columns(db: str) -> None:
+    """A database the previous release made (its games table without winner and victory)
+    opens, its games listed without a stored result, and new results are kept."""
+    columns = ("code TEXT PRIMARY KEY, created {real} NOT NULL, seats TEXT NOT NULL, tokens "
+               "TEXT NOT NULL, options TEXT NOT NULL, ply INTEGER NOT NULL, over {flag} NOT "
+               "NULL, view TEXT NOT NULL{more}")
+    insert = ("INSERT INTO games (code, created, seats, tokens, options, ply, over, view) "
+              "VALUES ('Old00001', 1.0, '[\"external\", \"external\"]', '{{}}', '{{}}', 3, "
+              "{done}, '{{}}')")
+    if db.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(db, autocommit=True) as conn:
+            conn.execute("CREATE TABLE games (" + columns.format(
+                real="DOUBLE PRECISION", flag="BOOLEAN",
+                more=", needs_runner BOOLEAN NOT NULL DEFAULT false, runner TEXT NOT NULL "
+                     "DEFAULT '', lease_until DOUBLE PRECISION NOT NULL DEFAULT 0") + ")")
+            conn.execute(insert.format(done="true"))
+    else:
+        import sqlite3
+
+        old = sqlite3.connect(db)
+        old.execute("CREATE TABLE games (" + columns.format(real="REAL", flag="INTEGER",
+                                                             more="") + ")")
+        old.execute(insert.format(done="1"))
+        old.commit()
+        old.close()
+    store = open_store(db)
+    try:
+        [row] = store.list_games(5)
+        assert (row.code, row.over, row.winner, row.victory) == ("Old00001", True, None, None)
+        new, state = new_row("New00001")
+        new.created = 2.0
+        store.create_game(new, seat_view(state))
+        state = play(store, "New00001", state, 1)
+        resign = MoveRecord.decided(state, state.legal_moves()[0], 0.0, {}, True)
+        store.append_move("New00001", resign, seat_view(state), True,
+                          Result.forfeited(resign.seat, state.scores()))
+        assert [(g.code, g.victory) for g in store.list_games(5)] == [
+            ("New00001", "forfeit"), ("Old00001", None)]
+    finally:
+        store.close()
 
 
 def test_a_move_is_stored_only_at_the_next_ply(store: Store) -> None:
@@ -201,5 +297,40 @@ def test_every_store_hears_of_every_move(db: str, store: Store) -> None:
         play(first, "Note0001", state, 3)
         wait_until(lambda: len(heard) >= 3, 10, "three notifications")
         assert heard == [("Note0001", 1), ("Note0001", 2), ("Note0001", 3)]
+    finally:
+        second.close()
+
+
+def test_a_runner_s_move_is_stored_only_while_it_holds_the_game(db: str, store: Store) -> None:
+    """A server stalled past its lease (another took the game over) cannot store its agent's
+    move: the store checks the lease in the move's own transaction. A move sent by a seat
+    (not the runner's) is stored by any server, and the new holder's agent moves are."""
+    first = shared(store)
+    second = open_store(db, lease_seconds=1.0)
+    assert isinstance(second, SharedStore)
+    try:
+        row, state = new_row("Runner01", ["random", "external"])
+        first.create_game(row, seat_view(state))
+        record, after = next_record(state)
+        first.append_move("Runner01", record, seat_view(after), False, runner=True)
+        state = after
+        time.sleep(1.2)  # the first store stalls: its lease runs out, the second takes over
+        assert second.claim(10) == ["Runner01"]
+        late, late_after = next_record(state)
+        with pytest.raises(StoreError, match="run by another server now"):
+            first.append_move("Runner01", late, seat_view(late_after), False, runner=True)
+        back = first.game("Runner01")
+        assert back is not None and back.ply == 1 and [m.ply for m in first.moves("Runner01")
+                                                        ] == [1]
+        # The new holder's agent move at that ply is stored; the ply check still comes
+        # first for the old one (it is told the ply is taken).
+        theirs, state = next_record(state, 1)
+        second.append_move("Runner01", theirs, seat_view(state), False, runner=True)
+        with pytest.raises(StoreError, match="not at ply 1"):
+            first.append_move("Runner01", late, seat_view(late_after), False, runner=True)
+        # A seat's own move (sent over HTTP to any server) needs no lease.
+        sent, state = next_record(state)
+        first.append_move("Runner01", sent, seat_view(state), False)
+        assert first.moves("Runner01") == [record, theirs, sent]
     finally:
         second.close()

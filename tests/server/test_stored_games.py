@@ -13,9 +13,10 @@ from fastapi.testclient import TestClient
 from play_helpers import manager
 from server_helpers import BACKENDS
 
-from duel.engine import Deal, Seat, new_game, seat_view
+from duel.engine import Deal, Result, Seat, new_game, seat_view
 from duel.records import MoveRecord
 from server.main import create_app
+from server.routes.games import LISTED
 from server.settings import Limits
 from server.store import GameRow, open_store
 
@@ -44,7 +45,8 @@ def fill(db: str) -> list[str]:
                 store.append_move(code, record, seat_view(state), False)
             if i < STORED:  # the last one stays unfinished
                 record = MoveRecord.decided(state, state.legal_moves()[0], 0.0, {}, True)
-                store.append_move(code, record, seat_view(state), True)
+                store.append_move(code, record, seat_view(state), True,
+                                  Result.forfeited(record.seat, state.scores()))
             codes.append(code)
     finally:
         store.close()
@@ -66,3 +68,24 @@ def test_many_stored_games_are_not_all_held_in_memory(db: str) -> None:
         r = client.get(f"/games/{unfinished}")
         assert r.status_code == 200 and r.json()["step"] != "GAME_END"
         assert client.get("/games/Nothere1").status_code == 404
+
+
+def test_the_lobby_lists_the_newest_stored_games_without_reading_them_all(db: str) -> None:
+    """GET /games on a database of many stored games: the newest LISTED, newest first, each
+    finished one with its stored winner, and no game read into memory to list it."""
+    codes = fill(db)
+    with TestClient(create_app(db, limits=Limits(finished_kept=10))) as client:
+        m = manager(client)
+        before = set(m.games)
+        listed = client.get("/games").json()["games"]
+        assert [g["code"] for g in listed] == codes[::-1][:LISTED]
+        assert set(m.games) == before  # listing read no game into memory
+        unfinished, *finished = listed
+        assert (unfinished["over"], unfinished["winner"], unfinished["victory"]) == (
+            False, None, None)
+        # Each finished game was resigned by the seat to move at ply 3 (player 2's turn or
+        # player 1's, as the deal has it): the stored result names the other seat.
+        for game in finished:
+            moves = m.store.moves(game["code"])
+            assert game["over"] and game["victory"] == "forfeit"
+            assert game["winner"] == moves[-1].seat.other.player
