@@ -27,6 +27,7 @@ from duel.errors import UsageError
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
 
 MCTS = "mcts:iterations=10"
+MCTS_100 = "mcts:iterations=100"
 
 
 def lines(out: Path) -> list[dict[str, Any]]:
@@ -108,14 +109,15 @@ def test_a_tournament_on_two_nodes_records_every_game_once(tmp_path: Path) -> No
     try:
         cluster.add_node(num_cpus=1)
         cluster.wait_for_nodes()
-        standings = tournament.run(MCTS, "random", 64, seed=60, jobs=0,
+        # the issue's own figure: 64 games of mcts:iterations=100 on two simulated nodes
+        standings = tournament.run(MCTS_100, "random", 64, seed=60, jobs=0,
                                    out=str(tmp_path / "two"), progress=False,
                                    ray=cluster.address)
         assert len([n for n in ray.nodes() if n["Alive"]]) == 2
         assert ray.cluster_resources()["CPU"] == 2
         assert len(standings.games) == 64
         assert keys(lines(tmp_path / "two")) == Counter(
-            tournament.schedule(MCTS, "random", 64, 60))
+            tournament.schedule(MCTS_100, "random", 64, 60))
     finally:
         ray.shutdown()
         cluster.shutdown()
