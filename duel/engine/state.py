@@ -66,7 +66,7 @@ from .moves import (
     IllegalMoveError,
     Move,
 )
-from .pricing import WONDER_KEY, PriceBook, trade_cost
+from .pricing import UNKNOWN, WONDER_KEY, PriceBook, trade_cost
 from .result import VICTORY_CIVILIAN, VICTORY_MILITARY, VICTORY_SCIENCE, Result, points_of
 from .scoring import DRAW as DRAW
 from .scoring import city_score, civilian_winner, military_vp, most_of_colors
@@ -199,15 +199,18 @@ class GameState:
             m ^= low
         return out
 
-    def _table(self, seat: int) -> dict[int, int]:
+    def _table(self, seat: int) -> list[int]:
         """`seat`'s prices in the current context, from the book; the city caches the table
         until `_dirty` (callers look there first)."""
         p = self.players[seat]
         o = self.players[1 - seat]
-        # The price context: everything trade_cost reads, and the rebate tokens.
-        context = (p.prod[0], p.prod[1], p.prod[2], p.prod[3], p.prod[4], p.discount,
-                   p.wild_raw, p.wild_man, p.tokens & ((1 << MASONRY) | (1 << ARCHITECTURE)),
-                   o.prod[0], o.prod[1], o.prod[2], o.prod[3], o.prod[4])
+        a, b = p.prod, o.prod
+        # The price context: everything trade_cost reads, and the rebate tokens, one field of
+        # CONTEXT_BITS each (pricing checks the cards' totals fit) and the discount mask on top.
+        rebate = ((p.tokens >> MASONRY) & 1) | (((p.tokens >> ARCHITECTURE) & 1) << 1)
+        context = (a[0] | a[1] << 4 | a[2] << 8 | a[3] << 12 | a[4] << 16
+                   | b[0] << 20 | b[1] << 24 | b[2] << 28 | b[3] << 32 | b[4] << 36
+                   | p.wild_raw << 40 | p.wild_man << 44 | rebate << 48 | p.discount << 52)
         t = self.prices.table(context)
         p.table = t
         return t
@@ -229,8 +232,8 @@ class GameState:
         t = p.table
         if t is None:
             t = self._table(seat)
-        price = t.get(card)
-        if price is None:
+        price = t[card]
+        if price == UNKNOWN:
             o = self.players[1 - seat]
             rebate = c.color == BLUE and bool((p.tokens >> MASONRY) & 1)
             price = c.coins + trade_cost(c.needs, p.prod, p.discount, p.wild_raw, p.wild_man,
@@ -244,8 +247,8 @@ class GameState:
         if t is None:
             t = self._table(seat)
         key = WONDER_KEY + wonder
-        price = t.get(key)
-        if price is None:
+        price = t[key]
+        if price == UNKNOWN:
             o = self.players[1 - seat]
             price = trade_cost(WONDERS[wonder].needs, p.prod, p.discount, p.wild_raw, p.wild_man,
                                bool((p.tokens >> ARCHITECTURE) & 1), o.prod)
