@@ -13,7 +13,6 @@ reproducible); the root children's visits and rewards are summed and the most vi
 
 from __future__ import annotations
 
-import gc
 import math
 import multiprocessing
 import multiprocessing.util
@@ -190,24 +189,14 @@ class MCTSAgent:
         limit = self.iterations
         deadline = start + self.time if self.time > 0 else 0.0
         done = 0
-        # The cyclic garbage collector off while the tree grows: an iteration's garbage (samples,
-        # rollouts) holds no cycles and goes by reference counting, but its allocations kept
-        # triggering collections that walked the whole tree (5% of a compiled search, py-spy).
-        # Only the tree itself has cycles (parent <-> children); they are collected afterwards.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            while True:
-                if limit and done >= limit:
-                    break
-                if deadline and (done & 7) == 0 and time.perf_counter() >= deadline and done:
-                    break
-                iterate(root, info.sample(rng), rng, self.c, self.rollout, self.build_bias,
-                        self.margin)
-                done += 1
-        finally:
-            if collecting:
-                gc.enable()
+        while True:
+            if limit and done >= limit:
+                break
+            if deadline and (done & 7) == 0 and time.perf_counter() >= deadline and done:
+                break
+            iterate(root, info.sample(rng), rng, self.c, self.rollout, self.build_bias,
+                    self.margin)
+            done += 1
         return root, done, time.perf_counter() - start
 
 
