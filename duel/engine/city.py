@@ -35,7 +35,7 @@ class PlayerState:
     token_list: tuple[int, ...]  # in the order gained (the JSON lists them so)
     wonders: tuple[int, ...]  # wonder ids in the order drafted
     wonder_age: tuple[int, ...]  # the Age each was built in, 0 if not built
-    table: dict[int, int] | None  # this city's prices in the current context (GameState._table)
+    table: list[int] | None  # this city's prices in the current context (GameState._table)
 
     @staticmethod
     def new() -> PlayerState:

@@ -168,7 +168,7 @@ def _read(view: Any) -> InfoSet:
         last_player=current, winner=ending.winner, victory=ending.victory,
         # Kept as the view wrote it, so that a sample renders the same previousMove,
         # relabelled for the other seat.
-        prev=(PREV_AS_WRITTEN, previous_move, -1), ply=0,
+        prev=(PREV_AS_WRITTEN, previous_move, -1, ()), ply=0,
         first=wonders.first if step == WONDER_SELECTION else 0)
     return InfoSet(template, tuple(structure.hidden), age_pools, guild_pool, box_pool,
                    wonder_pool)

@@ -33,7 +33,7 @@ def swap_text(text: str) -> str:
 
 
 def previous_move_text(state: GameState, flip: bool) -> str:
-    actor, text, target = state.prev
+    actor, text, target, values = state.prev
     if actor == PREV_AS_WRITTEN:
         return swap_text(text) if flip else text
     if actor < 0:
@@ -42,6 +42,8 @@ def previous_move_text(state: GameState, flip: bool) -> str:
     def label(seat: int) -> int:
         return (1 - seat if flip else seat) + 1
 
+    if values:
+        text = text.format(*values)
     if target >= 0:
         text = text.replace("{target}", str(label(target)))
     return f"Player {label(actor)} {text}"

@@ -13,7 +13,7 @@ from helpers.games import random_game_states
 
 from duel.engine import InfoSet, new_game, seat_view
 from duel.engine.data import CARD_IDS, CARDS
-from duel.engine.pricing import PriceBook
+from duel.engine.pricing import UNKNOWN, PriceBook
 from duel.engine.state import GameState, PlayerState
 
 
@@ -34,8 +34,10 @@ def test_clone_and_copy_keep_every_field_in_its_place(seed: int) -> None:
         assert _fields(twin, ("players",)) == _fields(state, ("players",))
         for p, q in zip(state.players, twin.players, strict=True):
             assert _fields(q) == _fields(p)
+            # The price table is the book's, shared on purpose (see pricing.PriceBook).
             assert all(getattr(q, name) is not value for name, value in _fields(p).items()
-                       if isinstance(value, list))
+                       if isinstance(value, list) and name != "table")
+            assert q.table is p.table
         assert all(getattr(twin, name) is not value for name, value in _fields(state).items()
                    if isinstance(value, list))
         assert twin.prices is state.prices and twin.deal is state.deal
@@ -94,11 +96,11 @@ def test_the_price_book_is_shared_by_a_game_and_its_samples() -> None:
 
 def test_the_price_book_is_bounded() -> None:
     book = PriceBook(limit=2)
-    book.table((1,))[CARD_IDS["BATHS"]] = 3
-    book.table((2,))
-    assert len(book) == 2 and book.table((1,)) == {CARD_IDS["BATHS"]: 3}
-    book.table((3,))  # a third context: the book starts over
-    assert len(book) == 1 and book.table((1,)) == {}
+    book.table(1)[CARD_IDS["BATHS"]] = 3
+    book.table(2)
+    assert len(book) == 2 and book.table(1)[CARD_IDS["BATHS"]] == 3
+    book.table(3)  # a third context: the book starts over
+    assert len(book) == 1 and set(book.table(1)) == {UNKNOWN}
 
 
 def test_a_full_book_prices_as_an_empty_one() -> None:
