@@ -12,15 +12,6 @@ from pyphen import Pyphen
 from duel.engine.data import (
     CARDS,
     COLOR_NAMES,
-    GAIN_GUILD_MOST,
-    GAIN_PER_BROWN,
-    GAIN_PER_GREY,
-    GAIN_PER_RED,
-    GAIN_PER_WONDER,
-    GAIN_PER_YELLOW,
-    GUILD_COINS,
-    GUILD_PER_CARD,
-    GUILD_WONDERS,
     RESOURCE_NAMES,
     SYMBOL_NAMES,
     TOKEN_NAMES,
@@ -28,6 +19,7 @@ from duel.engine.data import (
     Card,
     Wonder,
 )
+from duel.prompts.reference import card_effect, wonder_effect
 
 # rules.md §8: what each progress token does.
 TOKEN_TEXT = {
@@ -42,13 +34,6 @@ TOKEN_TEXT = {
     "THEOLOGY": "each wonder you build from now on lets you play again",
     "URBANISM": "6 coins now; 4 coins each time you build a card for free by its chain",
 }
-GAIN_TEXT = {
-    GAIN_PER_GREY: "coins per grey card in your city",
-    GAIN_PER_BROWN: "coins per brown card in your city",
-    GAIN_PER_RED: "coin per red card in your city",
-    GAIN_PER_YELLOW: "coin per yellow card in your city",
-    GAIN_PER_WONDER: "coins per wonder built in your city",
-}
 
 
 def pretty(name: str) -> str:
@@ -61,67 +46,14 @@ def _resources(cost: tuple[int, ...]) -> list[str]:
     return [RESOURCE_NAMES[r] for r, n in enumerate(cost) for _ in range(n)]
 
 
-def _colors(colors: tuple[int, ...]) -> str:
-    return " and ".join(COLOR_NAMES[c].lower() for c in colors)
-
-
 def card_effects(c: Card) -> list[str]:
-    """The card's effects, short, in the order the rulebook prints them."""
-    out: list[str] = []
-    made = _resources(c.produces)
-    if made:
-        out.append("produces " + " + ".join(r.lower() for r in made))
-    if c.wild == 1:
-        out.append("one wood, brick or stone a turn")
-    if c.wild == 2:
-        out.append("one glass or papyrus a turn")
-    if c.discount_mask:
-        out.append(" and ".join(RESOURCE_NAMES[r].lower() for r in range(5)
-                                if c.discount_mask >> r & 1) + " bought at 1 coin")
-    if c.shields:
-        out.append(f"{c.shields} shield{'s' if c.shields > 1 else ''}")
-    if c.symbol >= 0:
-        out.append(f"science: {SYMBOL_NAMES[c.symbol].lower()}")
-    if c.instant_coins:
-        out.append(f"+{c.instant_coins} coins")
-    if c.gain in GAIN_TEXT:
-        out.append(f"+{c.gain_amount} {GAIN_TEXT[c.gain]}")
-    if c.guild_kind == GUILD_WONDERS:
-        out.append("2 VP per wonder in the city with the most")
-    if c.guild_kind == GUILD_COINS:
-        out.append("1 VP per 3 coins in the richest city")
-    if c.guild_kind == GUILD_PER_CARD:
-        what = _colors(c.guild_colors)
-        gain = " (and 1 coin per such card now)" if c.gain == GAIN_GUILD_MOST else ""
-        out.append(f"1 VP per {what} card in the city with the most{gain}")
-    if c.vp:
-        out.append(f"{c.vp} VP")
-    return out
+    """The card's effects in words: the same words the local rules text gives the LLM
+    (`duel.prompts.reference`), one entry per effect."""
+    return [e for e in card_effect(c).split("; ") if e]
 
 
 def wonder_effects(w: Wonder) -> list[str]:
-    out: list[str] = []
-    if w.coins:
-        out.append(f"+{w.coins} coins")
-    if w.opp_loses:
-        out.append(f"opponent loses {w.opp_loses} coins")
-    if w.shields:
-        out.append(f"{w.shields} shield{'s' if w.shields > 1 else ''}")
-    if w.destroy >= 0:
-        out.append(f"destroy one of the opponent's {COLOR_NAMES[w.destroy].lower()} cards")
-    if w.wild == 1:
-        out.append("one wood, brick or stone a turn")
-    if w.wild == 2:
-        out.append("one glass or papyrus a turn")
-    if w.library:
-        out.append("pick one of 3 progress tokens from the box")
-    if w.mausoleum:
-        out.append("build a discarded card for free")
-    if w.play_again:
-        out.append("play again")
-    if w.vp:
-        out.append(f"{w.vp} VP")
-    return out
+    return [e for e in wonder_effect(w).split("; ") if e]
 
 
 SOFT_HYPHEN = "\u00ad"
