@@ -51,6 +51,10 @@ class Caps:
             waiter = queue.popleft()
             if queue:
                 self.waiting[caller] = queue
+            if waiter.done():
+                # Cancelled, its task not yet run to forget it: a slot given to it would
+                # never come back.
+                continue
             self._take(caller)
             waiter.set_result(None)
 

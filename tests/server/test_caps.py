@@ -66,6 +66,29 @@ def test_queued_callers_are_served_in_turn() -> None:
     assert asyncio.run(scenario()) == ["a1", "b1", "c1", "a3"]
 
 
+def test_a_waiter_cancelled_as_the_slot_frees_does_not_keep_it() -> None:
+    """A game's next turn cancelled (its game moved on) in the same step as the slot it waits
+    for is freed: the slot is not handed to the cancelled waiter, so the caller's later moves
+    still get one (a slot kept by nobody stalled a game for good)."""
+    async def scenario() -> None:
+        caps = Caps("searches", limit=1, per_caller=1, retry_after=1)
+
+        async def move() -> None:
+            async with caps.queued("game"):
+                pass
+
+        async with caps.queued("game"):
+            waiter = asyncio.create_task(move())
+            await asyncio.sleep(0)
+            waiter.cancel()  # its task has not run yet when the slot is freed below
+        with pytest.raises(asyncio.CancelledError):
+            await waiter
+        assert caps.running == 0 and not caps.by_caller and not caps.waiting
+        await asyncio.wait_for(move(), WAIT)  # the next move gets the slot
+
+    asyncio.run(scenario())
+
+
 @pytest.fixture
 def capped(db: str, test_agents: None) -> Iterator[TestClient]:
     limits = Limits(searches=2, searches_per_caller=1)
