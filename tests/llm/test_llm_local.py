@@ -90,6 +90,9 @@ def test_the_server_starts_on_a_free_loopback_port_and_stops(tmp_path: Path) -> 
         assert cmd[cmd.index("--model_alias") + 1] == "local"
         # the logits of every prompt token are not kept: only logprobs would need them
         assert cmd[cmd.index("--logits_all") + 1] == "false"
+        # small batches and flash attention: what read a turn fastest on the 2-core CPU
+        assert cmd[cmd.index("--n_batch") + 1] == cmd[cmd.index("--n_ubatch") + 1] == "128"
+        assert cmd[cmd.index("--flash_attn") + 1] == "true"
         proc = server.process
         assert proc is not None
     finally:

@@ -1,6 +1,6 @@
 """End to end with the real local model (llama.cpp server, real openai SDK). Slow: the first
-call processes the rules prompt on the CPU (~12k tokens for the baseline, ~4k for `local`, the
-local seat's default); later calls reuse the cached prefix."""
+call processes the rules text on the CPU (~4k tokens for `local`, the local seat's default);
+later calls reuse the cached prefix."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import random
 import pytest
 
 from duel.agents import make_agent
+from duel.agents.llm.agent import EMPTY, ILLEGAL, OK, SCHEMA, TRUNCATED, UNPARSABLE
 from duel.agents.llm.local import MODEL_SHA256, LocalServer, assemble_model, sha256_file
 from duel.bench_local import positions
 from duel.engine import new_game
@@ -35,13 +36,17 @@ def test_a_checksum_mismatch_is_refused(tmp_path) -> None:  # type: ignore[no-un
     assert not target.exists() and not list(tmp_path.glob("*.part"))
 
 
-def test_local_model_decides_legal_moves_through_the_sdk() -> None:
-    agent = make_agent("llm:local,prompt=baseline,constrain=shape,max_attempts=2,fallback=random")
+def test_local_model_decides_moves_of_the_prompt_s_shape_through_the_sdk() -> None:
+    """The unconstrained way (output held only to the move JSON's shape, as for any other
+    model): each answer is read as the prompt's move format, re-asked if illegal, and played.
+    The local prompt keeps it to one reading of ~4k tokens; the ~11k of the rules prompt would
+    take minutes on this CPU and proves nothing more here."""
+    agent = make_agent("llm:local,prompt=local,constrain=shape,max_attempts=2,fallback=random")
     state = new_game(7)
     rng = random.Random(0)
     try:
         calls = []
-        for _ in range(4):
+        for _ in range(2):
             move, details, _ = decide(agent, state, rng)
             assert move in state.legal_moves()
             calls.extend(details["llm"]["calls"])
@@ -51,7 +56,10 @@ def test_local_model_decides_legal_moves_through_the_sdk() -> None:
     assert calls and all(c["provider"] == "local" for c in calls)
     ok = [c for c in calls if c["category"] != "TRANSPORT"]
     assert ok, "the local server answered no call"
-    assert all(c["input_tokens"] > 5000 for c in ok)  # the rules prompt was sent
+    assert all(c["input_tokens"] > 3500 for c in ok)  # the local rules text was sent
+    # every answer the server gave was read: a move in the prompt's format, or a named failure
+    assert all(c["category"] in {OK, TRUNCATED, EMPTY, UNPARSABLE, SCHEMA, ILLEGAL}
+               for c in ok), [c["category"] for c in ok]
 
 
 def test_the_local_prompt_fits_its_budget_in_the_models_own_tokens() -> None:
