@@ -5,6 +5,7 @@ later calls reuse the cached prefix."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -19,6 +20,16 @@ from duel.match import decide
 from duel.prompts import get_variant
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_server() -> Iterator[None]:
+    """One model server for the module's games: its cached rules text (~4k tokens, about a
+    minute to read on this CPU) serves every test after the first."""
+    try:
+        yield
+    finally:
+        LocalServer.shared().stop()
 
 
 def test_model_chunks_join_into_the_pinned_gguf() -> None:
@@ -41,18 +52,16 @@ def test_local_model_decides_moves_of_the_prompt_s_shape_through_the_sdk() -> No
     model): each answer is read as the prompt's move format, re-asked if illegal, and played.
     The local prompt keeps it to one reading of ~4k tokens; the ~11k of the rules prompt would
     take minutes on this CPU and proves nothing more here."""
-    agent = make_agent("llm:local,prompt=local,constrain=shape,max_attempts=2,fallback=random")
+    agent = make_agent("llm:local,prompt=local,constrain=shape,max_attempts=2,max_tokens=64,"
+                       "fallback=random")  # a move is ~25 tokens; a rambling reply is cut off
     state = new_game(7)
     rng = random.Random(0)
-    try:
-        calls = []
-        for _ in range(2):
-            move, details, _ = decide(agent, state, rng)
-            assert move in state.legal_moves()
-            calls.extend(details["llm"]["calls"])
-            state = state.apply(move)
-    finally:
-        LocalServer.shared().stop()
+    calls = []
+    for _ in range(2):
+        move, details, _ = decide(agent, state, rng)
+        assert move in state.legal_moves()
+        calls.extend(details["llm"]["calls"])
+        state = state.apply(move)
     assert calls and all(c["provider"] == "local" for c in calls)
     ok = [c for c in calls if c["category"] != "TRANSPORT"]
     assert ok, "the local server answered no call"
@@ -72,15 +81,12 @@ def test_the_local_prompt_fits_its_budget_in_the_models_own_tokens() -> None:
 
 def test_the_default_local_seat_answers_legal_moves_at_the_first_try() -> None:
     agent = make_agent("llm:local")
-    try:
-        for pos in positions(3):
-            seen = Perspective.to_move(pos.state)
-            legal = seen.moves_out(pos.state.legal_moves())
-            decision = agent.choose(seen.view(pos.state), legal, random.Random(0))
-            llm = decision.details["llm"]
-            assert llm["legal_at_attempt"] == 1 and decision.move in legal
-            (call,) = llm["calls"]
-            # the short rules and the one-line state were sent; the answer is a bare move
-            assert 3500 < call["input_tokens"] < 6000 and call["output_tokens"] < 40
-    finally:
-        LocalServer.shared().stop()
+    for pos in positions(3):
+        seen = Perspective.to_move(pos.state)
+        legal = seen.moves_out(pos.state.legal_moves())
+        decision = agent.choose(seen.view(pos.state), legal, random.Random(0))
+        llm = decision.details["llm"]
+        assert llm["legal_at_attempt"] == 1 and decision.move in legal
+        (call,) = llm["calls"]
+        # the short rules and the one-line state were sent; the answer is a bare move
+        assert 3500 < call["input_tokens"] < 6000 and call["output_tokens"] < 40
