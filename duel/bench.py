@@ -411,8 +411,8 @@ def bench_calibration(games: int, plies: int, iterations: int | None, jobs: int,
     print(f"{len(cal.bins) - len(cal.misses)} of {len(cal.bins)} bins hold their mean forecast "
           f"inside the observed rate's 95% interval")
     if plot:
-        title = (f"duel analyse: win chance vs result, {cal.forecasts} forecasts from "
-                 f"{cal.games} games, {settings.iterations} iterations")
+        title = (f"duel analyse: win chance vs result\n{cal.forecasts} forecasts from "
+                 f"{cal.games} games, {settings.iterations} iterations")  # fits the width
         print(f"reliability plot written to {calibration.plot(cal, plot, title)}")
 
 
