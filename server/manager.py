@@ -171,12 +171,19 @@ class GameManager:
                 raise GameNotFoundError(f"no game {code!r}") from None
             if code not in self.games:  # not read back meanwhile by another request
                 self._add(game)
+            if self.sharing is not None:  # moves another server stored since the row was read
+                await self.sharing.catch_up(self.games[code])
         return self.get(code)
 
     def _read_back(self, row: GameRow) -> LiveGame:
-        """A stored game as it stood (see `restore`), its agents built again."""
-        return restore(row, self.store.moves(row.code),
-                       seat_agents(self.catalogue, row.seats, strict=False))
+        """A stored game as it stood when `row` was read (see `restore`), its agents built
+        again. Moves stored after the row was read (another server's, on a shared store) are
+        left for `catch_up`: replaying them here would disagree with the row's ply and make a
+        sound game look damaged."""
+        moves = self.store.moves(row.code)
+        if self.sharing is not None:  # alone on its store, a longer list is a damaged game
+            moves = [m for m in moves if m.ply <= row.ply]
+        return restore(row, moves, seat_agents(self.catalogue, row.seats, strict=False))
 
     def seat_of(self, code: str, token: str | None) -> Seat:
         """The seat a bearer token holds in game `code` (AuthError, ForbiddenError)."""

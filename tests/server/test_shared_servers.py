@@ -204,3 +204,26 @@ def test_bench_server_runs_two_servers_on_postgresql(pg_url: str,
     out = capsys.readouterr().out
     assert "2 server(s)" in out and "0 errors" in out, out
     assert "postgresql://duel@127.0.0.1" in out
+
+
+def test_a_game_read_back_while_another_server_moves_is_not_taken_for_damaged(
+        pg_url: str) -> None:
+    """A server reads a game's row, another server stores a move, then the first reads the
+    moves: the game is read back as the row says and caught up, not refused as damaged (that
+    gap made a server answer 404 for a live game when the same move was posted to both)."""
+    from fastapi.testclient import TestClient
+    from play_helpers import live, manager, play
+    from server_helpers import create
+
+    from server.main import create_app
+
+    with TestClient(create_app(pg_url)) as a, TestClient(create_app(pg_url)) as b:
+        code, tokens = create(a, "external", "external", seed=5)
+        row = manager(b).store.game(code)  # b reads the row first ...
+        assert row is not None and row.ply == 0
+        play(a, code, tokens["1"], random.Random(5))  # ... a stores move 1 ...
+        game = manager(b)._read_back(row)  # ... b reads the moves
+        assert game.state.ply == 0 and game.row.ply == 0
+        assert live(b, code).state.ply == 1  # and a request catches up
+        r = b.get(f"/games/{code}/moves", headers=bearer(tokens["1"]))
+        assert r.status_code == 200 and r.json()["ply"] == 1
