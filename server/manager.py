@@ -156,8 +156,6 @@ class GameManager:
         """A game, read back from the store if it is finished and no longer in memory, or on
         a shared store, if it is not in memory (GameNotFoundError if there is none, or it
         cannot be read); on a shared store, caught up with the moves stored since."""
-        if code in self.games and self.sharing is not None:
-            await self.sharing.catch_up(self.games[code])
         if code not in self.games:
             row = await asyncio.to_thread(self.store.game, code)
             # An unfinished game not in memory of a server of its own is one left out as
@@ -171,8 +169,11 @@ class GameManager:
                 raise GameNotFoundError(f"no game {code!r}") from None
             if code not in self.games:  # not read back meanwhile by another request
                 self._add(game)
-            if self.sharing is not None:  # moves another server stored since the row was read
-                await self.sharing.catch_up(self.games[code])
+        known = self.games.get(code)
+        if known is not None and self.sharing is not None:
+            # The moves other servers stored since (for a game just read back: since its row
+            # was read).
+            await self.sharing.catch_up(known)
         return self.get(code)
 
     def _read_back(self, row: GameRow) -> LiveGame:

@@ -72,19 +72,21 @@ def test_a_waiter_cancelled_as_the_slot_frees_does_not_keep_it() -> None:
     still get one (a slot kept by nobody stalled a game for good)."""
     async def scenario() -> None:
         caps = Caps("searches", limit=1, per_caller=1, retry_after=1)
+        served: list[str] = []
 
-        async def move() -> None:
+        async def move(name: str) -> None:
             async with caps.queued("game"):
-                pass
+                served.append(name)
 
         async with caps.queued("game"):
-            waiter = asyncio.create_task(move())
+            waiter = asyncio.create_task(move("cancelled"))
             await asyncio.sleep(0)
             waiter.cancel()  # its task has not run yet when the slot is freed below
         with pytest.raises(asyncio.CancelledError):
             await waiter
         assert caps.running == 0 and not caps.by_caller and not caps.waiting
-        await asyncio.wait_for(move(), WAIT)  # the next move gets the slot
+        await asyncio.wait_for(move("next"), WAIT)  # the next move gets the slot
+        assert served == ["next"]
 
     asyncio.run(scenario())
 

@@ -15,9 +15,20 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
+from fastapi.testclient import TestClient
 from live_server import Server, start
-from server_helpers import assert_valid_state, bearer, check_transcript, move_body, wait_until
+from play_helpers import live, manager, play
+from server_helpers import (
+    assert_valid_state,
+    bearer,
+    check_transcript,
+    create,
+    move_body,
+    wait_until,
+)
 from test_server_live import Bot
+
+from server.main import create_app
 
 TIMEOUT = httpx.Timeout(30.0, read=60.0)
 LEASE = "3"  # seconds: a dead server's games pass on quickly
@@ -211,12 +222,6 @@ def test_a_game_read_back_while_another_server_moves_is_not_taken_for_damaged(
     """A server reads a game's row, another server stores a move, then the first reads the
     moves: the game is read back as the row says and caught up, not refused as damaged (that
     gap made a server answer 404 for a live game when the same move was posted to both)."""
-    from fastapi.testclient import TestClient
-    from play_helpers import live, manager, play
-    from server_helpers import create
-
-    from server.main import create_app
-
     with TestClient(create_app(pg_url)) as a, TestClient(create_app(pg_url)) as b:
         code, tokens = create(a, "external", "external", seed=5)
         row = manager(b).store.game(code)  # b reads the row first ...
