@@ -47,9 +47,7 @@ def new_game(seed: int | None = None, *, rng: random.Random | None = None,
         if rng is None:
             rng = random.Random(seed)
         deal = Deal.random(rng)
-    if code is None:
-        code = deal_code(deal)
-    return GameState.start(deal, open_box=open_box, code=code, prices=prices)
+    return GameState.start(deal, open_box=open_box, code=code or "", prices=prices)
 
 
 __all__ = [

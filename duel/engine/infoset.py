@@ -156,7 +156,8 @@ def _read(view: Any) -> InfoSet:
                                 "the draft")
 
     template = GameState(
-        deal=_NO_DEAL, open_box=open_box, code=code if isinstance(code, str) else "DUEL",
+        deal=_NO_DEAL, open_box=open_box,
+        given_code=code if isinstance(code, str) and code else "DUEL",
         prices=PriceBook(), step=step, age=age, current=current, players=players,
         military=military.position, loot=military.loot & ALL_LOOT, pyramid=structure.pyramid,
         face_up=structure.face_up, cover=structure.cover, accessible=structure.accessible,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .city import PlayerState as PlayerState  # re-exported: a state's cities
+from .codes import deal_code
 from .data import (
     AGRICULTURE,
     ARCHITECTURE,
@@ -103,7 +104,9 @@ class GameState:
 
     deal: Deal
     open_box: bool  # tokensUnavailable and wondersUnavailable are shown
-    code: str
+    # The game code, or "" until `code` is first read: hashing the deal was a third of a
+    # compiled random game's setup, and searches and rollouts never read it.
+    given_code: str
     prices: PriceBook  # shared by the game's states (see pricing.PriceBook)
     step: int
     age: int
@@ -141,9 +144,10 @@ class GameState:
     def start(deal: Deal, open_box: bool = True, code: str = "DUEL",
               prices: PriceBook | None = None) -> GameState:
         """The opening position of `deal`: the wonder draft's first pick, Age I laid out. Its
-        states share `prices` (a new book by default)."""
+        states share `prices` (a new book by default). `code` "" means the deal's own code
+        (`deal_code`), computed when first read."""
         state = GameState(
-            deal=deal, open_box=open_box, code=code,
+            deal=deal, open_box=open_box, given_code=code,
             prices=PriceBook() if prices is None else prices, step=WONDER_SELECTION,
             age=1, current=0, players=[PlayerState.new(), PlayerState.new()], military=0,
             loot=ALL_LOOT, pyramid=[], face_up=0, cover=[], accessible=0, remaining=0,
@@ -161,8 +165,9 @@ class GameState:
         # Positional, in the order of the fields above (a test checks it): the clone is on the
         # search's hot path, and keyword arguments cost three times as much.
         return GameState(
-            self.deal, self.open_box, self.code, self.prices, self.step, self.age, self.current,
-            [self.players[0].copy(), self.players[1].copy()], self.military, self.loot,
+            self.deal, self.open_box, self.given_code, self.prices, self.step, self.age,
+            self.current, [self.players[0].copy(), self.players[1].copy()], self.military,
+            self.loot,
             self.pyramid[:], self.face_up, self.cover[:], self.accessible, self.remaining,
             self.discard[:], self.tokens_board[:], self.tokens_box[:], self.library[:],
             self.wonders_available[:], self.draft_pick, self.wonders_built,
@@ -180,6 +185,13 @@ class GameState:
         return s
 
     # ------------------------------------------------------------------ queries
+    @property
+    def code(self) -> str:
+        """The game's code (see duel.engine.codes)."""
+        if not self.given_code:
+            self.given_code = deal_code(self.deal)
+        return self.given_code
+
     @property
     def step_name(self) -> str:
         return STEP_NAMES[self.step]

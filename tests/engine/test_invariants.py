@@ -143,8 +143,10 @@ def snapshot(state: GameState) -> tuple[Any, ...]:
         return v[:] if isinstance(v, list) else v
 
     # dataclasses.fields, not __slots__: a compiled (mypyc) class has no __slots__.
+    # The game code as read, not `given_code`: a state fills that in when its code is first read.
     fields = {f.name: copy(getattr(state, f.name)) for f in dataclasses.fields(GameState)
-              if f.name != "players"}
+              if f.name not in ("players", "given_code")}
+    fields["code"] = state.code
     players = [{f.name: copy(getattr(p, f.name)) for f in dataclasses.fields(PlayerState)
                 if f.name != "table"}
                for p in state.players]
