@@ -136,19 +136,38 @@ def _load_fields() -> dict[str, Any]:
     return {"load_average": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
 
 
-def bench_strength(games: int, seconds: float, jobs: int, seed: int) -> None:
-    """Seat-swapped pairings with win rates and 95% CIs (targets in issue 3)."""
+def bench_strength(games: int, seconds: float, jobs: int, seed: int,
+                   baseline: str | None = None, out: str | None = None) -> list[float]:
+    """Seat-swapped pairings with win rates and 95% CIs. With `baseline` (the URL of a server
+    that speaks POST /agents/move, e.g. `duel serve` from a checkout of an older commit), the
+    MCTS plays that server's MCTS at the same time per move (target 65%, issue 16), then
+    `rule` (97%); without, `rule`, `random`, and rule against random (issue 3's targets).
+    `out`: keep each pairing's transcripts in a folder of its own there (a run again resumes).
+    Returns the win rates in order."""
+    import os
+
     from duel.tournament import run
 
     mcts = f"mcts:time={seconds:g}"
-    for a, b, target in ((mcts, "rule", 0.90), (mcts, "random", 0.99), ("rule", "random", 0.90)):
+    if baseline:
+        # The baseline server's search gets a few seconds' grace over its own time per move.
+        remote = f"http:{baseline},agent={mcts},timeout={seconds + 30:g},fallback=forfeit"
+        pairings = [(mcts, remote, 0.65, "baseline"), (mcts, "rule", 0.97, "rule")]
+    else:
+        pairings = [(mcts, "rule", 0.97, "rule"), (mcts, "random", 0.99, "random"),
+                    ("rule", "random", 0.90, "rule-random")]
+    rates = []
+    for a, b, target, name in pairings:
         start = time.perf_counter()
-        standings = run(a, b, games, seed=seed, jobs=jobs, progress=False)
+        standings = run(a, b, games, seed=seed, jobs=jobs, progress=False,
+                        out=os.path.join(out, name) if out else None)
         print(standings.report(wall=time.perf_counter() - start))
         wins, _, _ = standings.counts()
         rate = wins / max(1, len(standings.games))
+        rates.append(rate)
         print(f"  target: {a} wins at least {target:.0%}: {'met' if rate >= target else 'NOT met'}",
               flush=True)
+    return rates
 
 
 def bench_dqn(games: int, jobs: int, seed: int, spec: str = "dqn") -> None:

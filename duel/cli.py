@@ -502,7 +502,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "strength":
         from duel.bench import bench_strength
 
-        bench_strength(_games(args, 100), args.time, args.jobs, args.seed)
+        bench_strength(_games(args, 100), args.time, args.jobs, args.seed,
+                       baseline=args.baseline, out=args.out)
         return 0
     if args.what == "calibration":
         from duel.bench import bench_calibration
@@ -839,6 +840,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="strength, dqn: games per pairing (default 100); calibration: games "
                    "(200); efficiency: games analysed (40)")
     p.add_argument("--time", type=float, default=1.0, help="strength: MCTS seconds per move")
+    p.add_argument("--baseline", default=None, metavar="URL",
+                   help="strength: a server whose MCTS the running one plays (duel serve from "
+                   "a checkout of an older commit), instead of random")
     p.add_argument("--jobs", type=int, default=2, help="strength, calibration, ordering, "
                    "stability, efficiency: parallel games; analyse: processes")
     p.add_argument("--iterations", type=int, default=None,
