@@ -18,7 +18,7 @@ from duel.errors import SpecError
     ("mcts:rollout=smart", "rollout must be 'uniform' or 'heuristic'"),
     ("random:x=1", "unknown parameter 'x'; valid parameters: (none)"),
     ("mcts:iters=5", "valid parameters: iterations, time, c, rollout, build_bias, margin, seed, "
-                     "workers"),
+                     "reuse, workers"),
     ("mcts:iterations=-5", "iterations must be >= 0"),
     ("mcts:time=-1", "time must be >= 0 seconds"),
     ("mcts:c=-0.5", "c must be >= 0"),
