@@ -11,6 +11,7 @@ move under load (py-spy, `duel bench server --clients 50`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import unquote_plus
 
@@ -73,10 +74,11 @@ Manager = Annotated[GameManager, Depends(manager)]
 
 
 async def bearer(request: Request, authorization: Annotated[str | None, Header()] = None,
-           token: Annotated[str | None, Query(
-               max_length=200, description="the seat's token, for EventSource (which cannot "
-                                           "set headers); prefer the Authorization header")
-           ] = None) -> str | None:
+                 token: Annotated[str | None, Query(
+                     max_length=200, description="the seat's token, for EventSource (which "
+                                                 "cannot set headers); prefer the "
+                                                 "Authorization header")] = None
+                 ) -> str | None:
     # The declared parameters document the two ways in; the raw request decides which token
     # counts (FastAPI would also take a name that merely decodes to `token`).
     return request_token(request)
@@ -118,6 +120,54 @@ async def viewer(g: Game, m: Manager, token: Token) -> Seat | None:
 
 CallerSeat = Annotated[Seat, Depends(seat)]
 Viewer = Annotated[Seat | None, Depends(viewer)]
+
+# The routes a bot calls for every move (its state, its legal moves, its move) resolve the
+# manager, the game and the caller's seat in one dependency: FastAPI's cost grows with each
+# dependency it solves, and the chain above (game <- manager, seat <- game, manager, token) was
+# most of a move's server time in a profile of `duel bench server`.
+TOKEN_DOC = Query(max_length=200, description="the seat's token, for EventSource (which cannot "
+                                              "set headers); prefer the Authorization header")
+
+
+@dataclass(frozen=True, slots=True)
+class At:
+    """The manager, the game named in the path, and the caller's seat in it."""
+
+    m: GameManager
+    game: LiveGame
+    seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """The manager, the game named in the path, and the caller's seat (None: a spectator)."""
+
+    m: GameManager
+    game: LiveGame
+    seat: Seat | None
+
+
+async def seated(request: Request, code: str,
+                 authorization: Annotated[str | None, Header()] = None,
+                 token: Annotated[str | None, TOKEN_DOC] = None) -> At:
+    """As `game` then `seat`: the game (404 first), then a seat's token (required)."""
+    m = manager_of(request)
+    g = await m.find(code)
+    return At(m, g, m.seat_of(g.code, request_token(request)))
+
+
+async def watching(request: Request, code: str,
+                   authorization: Annotated[str | None, Header()] = None,
+                   token: Annotated[str | None, TOKEN_DOC] = None) -> Watch:
+    """As `game` then `viewer`: the game, then the seat of a token given (none: a spectator)."""
+    m = manager_of(request)
+    g = await m.find(code)
+    given = request_token(request)
+    return Watch(m, g, m.seat_of(g.code, given) if given else None)
+
+
+Seated = Annotated[At, Depends(seated)]
+Watching = Annotated[Watch, Depends(watching)]
 
 
 def address_of(request: Request) -> str:

@@ -15,7 +15,7 @@ from duel.errors import InvalidStateError, UsageError
 from duel.schemas import schema_error
 from duel.transcripts import render_line
 from server.catalogue import EXTERNAL
-from server.deps import Address, CallerSeat, Game, HeaderToken, Manager, Viewer
+from server.deps import Address, Game, HeaderToken, Manager, Seated, Viewer, Watching
 from server.errors import ERRORS
 from server.live import LiveGame
 from server.schemas import (
@@ -93,15 +93,16 @@ async def game_info(code: str, game: Game, seat: Viewer) -> GameInfo:
 
 
 @router.get("/{code}", response_model=StateJSON, responses=ERRORS)
-async def get_state(code: str, game: Game, seat: Viewer) -> dict[str, Any]:
+async def get_state(code: str, at: Watching) -> dict[str, Any]:
     """The prompt's JSON state: as the caller's seat sees it (the seat is player2), or the public
     view for a spectator without a token."""
-    return game.view_for(seat)
+    return at.game.view_for(at.seat)
 
 
 @router.get("/{code}/moves", response_model=MovesOut, responses=ERRORS)
-async def get_moves(code: str, game: Game, seat: CallerSeat, m: Manager) -> MovesOut:
+async def get_moves(code: str, at: Seated) -> MovesOut:
     """The caller's legal moves with their prices (empty when it is not the caller's turn)."""
+    m, game, seat = at.m, at.game, at.seat
     legal = m.legal_for(game, seat)
     refused = m.unavailable_for(game, seat) if legal else []
     return MovesOut(ply=game.state.ply, yourTurn=bool(legal),
@@ -111,15 +112,14 @@ async def get_moves(code: str, game: Game, seat: CallerSeat, m: Manager) -> Move
 
 
 @router.post("/{code}/moves", response_model=MoveAccepted, responses=ERRORS)
-async def post_move(code: str, game: Game, seat: CallerSeat, body: MoveIn, m: Manager
-                    ) -> MoveAccepted:
+async def post_move(code: str, at: Seated, body: MoveIn) -> MoveAccepted:
     """The prompt's move JSON plus `ply` (the number of moves already played), so a retried
     request is applied once: the retry finds the ply taken and gets 409, saying whether its
     move is the one that was applied."""
     # Move.from_json (in submit) is the check: the published move schema is built from its
     # field table, so validating against the schema as well only did the work twice.
     move_json = {"move": body.move, "moveData": body.moveData}
-    ply, state = await m.submit(game, seat, move_json, body.ply)
+    ply, state = await at.m.submit(at.game, at.seat, move_json, body.ply)
     return MoveAccepted(ply=ply, state=state)
 
 
