@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import sys
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from duel.engine import GameState, Seat, new_game
@@ -168,6 +169,47 @@ def bench_strength(games: int, seconds: float, jobs: int, seed: int,
         print(f"  target: {a} wins at least {target:.0%}: {'met' if rate >= target else 'NOT met'}",
               flush=True)
     return rates
+
+
+def reuse_figures(games: list[list[tuple[int, int]]]) -> dict[str, Any]:
+    """Tree reuse from each game's searched decisions (visits kept, new iterations): the share
+    of a decision's root visits that were kept, averaged per decision, with a bootstrap CI
+    over games (a game's decisions are not independent); and the share of decisions that kept
+    a subtree at all."""
+    from duel.stats import bootstrap_stat_ci
+
+    def share(sample: Sequence[list[tuple[int, int]]]) -> float:
+        pairs = [p for g in sample for p in g]
+        return sum(k / (k + n) for k, n in pairs) / len(pairs) if pairs else 0.0
+
+    decisions = [p for g in games for p in g]
+    lo, hi = bootstrap_stat_ci(games, share)
+    return {"games": len(games), "decisions": len(decisions), "kept_share": share(games),
+            "kept_share_ci": (lo, hi),
+            "decisions_kept": sum(1 for k, _ in decisions if k) / max(1, len(decisions))}
+
+
+def bench_reuse(games: int, seconds: float, seed: int) -> dict[str, Any]:
+    """`duel bench reuse`: `mcts:time=SECONDS` against rule (seats alternating); how much of each
+    search's tree was kept from the seat's previous one."""
+    from duel.match import play_match
+
+    spec = f"mcts:time={seconds:g}"
+    per_game = []
+    for i in range(games):
+        mine = i % 2
+        players = (spec, "rule") if mine == 0 else ("rule", spec)
+        result = play_match(*players, seed=seed + i)
+        per_game.append([(int(r.details.get("reused", 0)), int(r.details["iterations"]))
+                         for r in result.records
+                         if r.seat.index == mine and r.details.get("top")])
+    figures = reuse_figures(per_game)
+    lo, hi = figures["kept_share_ci"]
+    print(f"{spec} against rule, {figures['games']} games, {figures['decisions']} searched "
+          f"decisions: a subtree kept in {figures['decisions_kept']:.0%} of them; visits kept "
+          f"per decision {figures['kept_share']:.1%} of the root's (95% CI {lo:.1%}-{hi:.1%}, "
+          "bootstrap over games)")
+    return figures
 
 
 def bench_dqn(games: int, jobs: int, seed: int, spec: str = "dqn") -> None:

@@ -505,6 +505,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         bench_strength(_games(args, 100), args.time, args.jobs, args.seed,
                        baseline=args.baseline, out=args.out)
         return 0
+    if args.what == "reuse":
+        from duel.bench import bench_reuse
+
+        bench_reuse(_games(args, 10), args.time, args.seed)
+        return 0
     if args.what == "calibration":
         from duel.bench import bench_calibration
 
@@ -823,7 +828,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="benchmarks (figures, not tests)")
     p.add_argument("what", choices=["engine", "mcts", "strength", "server", "dqn", "analyse",
                                     "calibration", "ordering", "stability", "efficiency", "local",
-                                    "positions", "tournament"])
+                                    "positions", "tournament", "reuse"])
     p.add_argument("--clients", type=int, default=50, help="server: concurrent bots")
     p.add_argument("--db", default=None, help="server: the database (default a fresh SQLite "
                    "file), e.g. postgresql://USER@HOST:PORT/DB")
@@ -837,9 +842,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--spec", default="mcts", help="mcts, dqn: the agent spec to measure "
                    "(dqn: default the shipped model)")
     p.add_argument("--games", type=int, default=None,
-                   help="strength, dqn: games per pairing (default 100); calibration: games "
+                   help="strength, dqn: games per pairing (default 100); reuse: games (10); "
+                   "calibration: games "
                    "(200); efficiency: games analysed (40)")
-    p.add_argument("--time", type=float, default=1.0, help="strength: MCTS seconds per move")
+    p.add_argument("--time", type=float, default=1.0, help="strength, reuse: MCTS seconds per "
+                   "move")
     p.add_argument("--baseline", default=None, metavar="URL",
                    help="strength: a server whose MCTS the running one plays (duel serve from "
                    "a checkout of an older commit), instead of random")

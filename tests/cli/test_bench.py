@@ -67,3 +67,22 @@ def test_bench_server_many_servers_need_postgresql(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "server", "--servers", "2"]) != 0
     assert "share a PostgreSQL database: give --db postgresql://" in capsys.readouterr().err
+
+
+def test_bench_reuse_prints_the_share_kept(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(capsys, "reuse", "--games", "2", "--time", "0.03")
+    assert re.search(r"mcts:time=0.03 against rule, 2 games, \d+ searched decisions: a subtree "
+                     r"kept in \d+% of them; visits kept per decision [\d.]+% of the root's "
+                     r"\(95% CI [\d.]+%-[\d.]+%, bootstrap over games\)", out)
+
+
+def test_reuse_figures_on_known_data() -> None:
+    """Two games: one keeps half of every root (2 decisions), one keeps nothing (1 decision)."""
+    from duel.bench import reuse_figures
+
+    figures = reuse_figures([[(100, 100), (50, 50)], [(0, 80)]])
+    assert figures["decisions"] == 3 and figures["games"] == 2
+    assert figures["kept_share"] == pytest.approx((0.5 + 0.5 + 0.0) / 3)
+    assert figures["decisions_kept"] == pytest.approx(2 / 3)
+    lo, hi = figures["kept_share_ci"]
+    assert lo == pytest.approx(0.0) and hi == pytest.approx(0.5)

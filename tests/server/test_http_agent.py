@@ -250,3 +250,24 @@ def test_an_operator_http_seat_whose_remote_is_down_falls_back(db: str, tmp_path
         first = moves[0].details["http"]
         assert first["fallback"] == "random" and first["calls"][0]["category"] == "TRANSPORT"
         assert url not in json.dumps(first) and "127.0.0.1" not in json.dumps(first)
+
+
+def test_bench_strength_plays_a_baseline_server(remote: Server, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """`duel bench strength --baseline URL`: the MCTS against that server's MCTS at the same
+    time per move (through the http: agent), then against rule; each pairing's games kept."""
+    from duel.cli import main
+
+    out_dir = tmp_path / "strength"
+    assert main(["bench", "strength", "--baseline", remote.url, "--games", "2", "--time",
+                 "0.02", "--jobs", "1", "--out", str(out_dir)]) == 0
+    out = capsys.readouterr().out
+    assert f"mcts:time=0.02 vs http:{remote.url},agent=mcts:time=0.02" in out
+    assert "wins at least 65%" in out and "wins at least 97%" in out
+    assert out.count("95% CI") >= 2
+    for name in ("baseline", "rule"):
+        lines = (out_dir / name / "games.jsonl").read_text().splitlines()
+        assert len(lines) == 2
+    # No seat fell back or resigned: every game ended by the rules.
+    for line in (out_dir / "baseline" / "games.jsonl").read_text().splitlines():
+        assert json.loads(line)["victory"] in ("civilian", "military", "science")
