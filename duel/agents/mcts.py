@@ -182,7 +182,7 @@ class MCTSAgent:
         ran: a single legal move or an immediate win). Learning agents distil these."""
         moves = list(legal)
         info = InfoSet.from_view(view)
-        kept = self._kept(info)
+        kept = self._kept(info, moves)
         self._last = None
         if len(moves) == 1:
             self._remember(kept, info, moves[0])
@@ -217,14 +217,20 @@ class MCTSAgent:
             details["workers"] = self.workers
         return Decision(best, details), children
 
-    def _kept(self, info: InfoSet) -> Node | None:
-        """The subtree of the last search that stands for `info`'s position, detached, or
-        None."""
+    def _kept(self, info: InfoSet, legal: list[Move]) -> Node | None:
+        """The subtree of the last search that stands for `info`'s position, detached and
+        pruned to the moves `legal` now, or None."""
         if not self.reuse or self._last is None:
             return None
         node, after = self._last
         found = find_subtree(node, after, public_key(info.sample(random.Random(0))), node.seat)
-        if found is None or not found.children:
+        if found is None:
+            return None
+        # The old samples' children include moves that are not legal here (a card taken by a
+        # slot that held another card in them): the final choice must never be one of them.
+        allowed = set(legal)
+        found.children = {m: ch for m, ch in found.children.items() if m in allowed}
+        if not found.children:
             return None
         found.parent = None
         return found

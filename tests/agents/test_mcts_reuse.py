@@ -24,7 +24,7 @@ def test_the_subtree_kept_is_the_one_of_the_moves_played() -> None:
     has no such node, or when the moves played differ in public from the tree's (a move names a
     slot, and the card it took there was revealed after the tree's sample was drawn; the draft's
     second four wonders); and most decisions keep one."""
-    kept = compared = 0
+    kept = compared = pruned = 0
     for seed in (1, 2):
         agent = MCTSAgent(iterations=300, seed=seed)
         rule = RuleAgent()
@@ -36,9 +36,14 @@ def test_the_subtree_kept_is_the_one_of_the_moves_played() -> None:
             seen = Perspective.to_move(state) if state.current == me else \
                 Perspective.of_player(me + 1)
             if state.current == me:
-                expected = node if node is not None and node.children else None
-                found = agent._kept(InfoSet.from_view(seen.view(state)))
-                assert found is None or found is expected, f"seed {seed} ply {state.ply}"
+                legal = seen.moves_out(state.legal_moves())
+                grown = set(node.children) if node is not None else set()
+                found = agent._kept(InfoSet.from_view(seen.view(state)), legal)
+                assert found is None or found is node, f"seed {seed} ply {state.ply}"
+                if found is not None:
+                    # Pruned to the moves legal now: the choice is always one of them.
+                    assert found.children and set(found.children) <= set(legal)
+                    pruned += set(found.children) != grown
                 kept += found is not None
                 compared += 1
                 move, _, _ = decide(agent, state, rng)
@@ -49,6 +54,7 @@ def test_the_subtree_kept_is_the_one_of_the_moves_played() -> None:
                     node = node.children.get(seen.moves_out([move])[0])
             state = state.apply(move)
     assert compared > 40 and kept > compared // 2
+    assert pruned > 0  # the tree held moves that are not legal now (they crashed the choice)
 
 
 def searched(records: list[MoveRecord]) -> list[dict[str, Any]]:
