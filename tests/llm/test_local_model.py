@@ -56,12 +56,11 @@ def test_local_model_decides_moves_of_the_prompt_s_shape_through_the_sdk() -> No
                        "fallback=random")  # a move is ~25 tokens; a rambling reply is cut off
     state = new_game(7)
     rng = random.Random(0)
-    calls = []
-    for _ in range(2):
-        move, details, _ = decide(agent, state, rng)
-        assert move in state.legal_moves()
-        calls.extend(details["llm"]["calls"])
-        state = state.apply(move)
+    # One decision: a second one (~15 s) exercised nothing the first does not, and the suite
+    # must stay under 15 minutes on 2 cores.
+    move, details, _ = decide(agent, state, rng)
+    assert move in state.legal_moves()
+    calls = list(details["llm"]["calls"])
     assert calls and all(c["provider"] == "local" for c in calls)
     ok = [c for c in calls if c["category"] != "TRANSPORT"]
     assert ok, "the local server answered no call"
@@ -81,7 +80,7 @@ def test_the_local_prompt_fits_its_budget_in_the_models_own_tokens() -> None:
 
 def test_the_default_local_seat_answers_legal_moves_at_the_first_try() -> None:
     agent = make_agent("llm:local")
-    for pos in positions(3):
+    for pos in positions(2):
         seen = Perspective.to_move(pos.state)
         legal = seen.moves_out(pos.state.legal_moves())
         decision = agent.choose(seen.view(pos.state), legal, random.Random(0))
