@@ -12,8 +12,8 @@ budget's choice. The agent sees views, not the moves between them, so it finds t
 playing the tree's opponent moves from a sample of the previous view until the public facts match
 the new view's (`public_key`); when none matches (a new Age's cards, a view from elsewhere) it
 starts afresh; the kept root is pruned to the moves legal now. Against rule at 0.5 s per move a
-subtree was kept at 75% of the searched decisions, 13.7% of a root's visits on average
-(`duel bench reuse`, 6 games, 207 decisions). A seeded search stays reproducible: the tree kept
+subtree was kept at 75% of the searched decisions, 14.6% of a root's visits on average
+(`duel bench reuse`, 6 games, 214 decisions). A seeded search stays reproducible: the tree kept
 depends only on the views and generator the agent was given. Server seats and `POST
 /agents/move` build an agent per move (the decision depends on the request alone), so they do
 not reuse.
@@ -200,7 +200,9 @@ class MCTSAgent:
             children, iterations, seconds = self._search_parallel(view, rng)
         else:
             if kept is not None:
-                reused = kept.visits
+                # What the choice stands on: the kept children's visits (the node's own count
+                # includes those of the children pruned as no longer legal).
+                reused = sum(ch.visits for ch in kept.children.values())
             root, iterations, seconds = self.search(info, rng, kept)
             children = [(n.move, n.visits, n.reward) for n in root.children.values()
                         if n.move is not None]
