@@ -73,17 +73,6 @@ async def manager(request: Request) -> GameManager:
 Manager = Annotated[GameManager, Depends(manager)]
 
 
-async def bearer(request: Request, authorization: Annotated[str | None, Header()] = None,
-                 token: Annotated[str | None, Query(
-                     max_length=200, description="the seat's token, for EventSource (which "
-                                                 "cannot set headers); prefer the "
-                                                 "Authorization header")] = None
-                 ) -> str | None:
-    # The declared parameters document the two ways in; the raw request decides which token
-    # counts (FastAPI would also take a name that merely decodes to `token`).
-    return request_token(request)
-
-
 async def header_bearer(authorization: Annotated[str | None, Header()] = None) -> str | None:
     """The operator's token, from an `Authorization: Bearer` header alone. Routes open to
     everyone read it, so another scheme (a proxy's) is no token rather than an error."""
@@ -93,38 +82,23 @@ async def header_bearer(authorization: Annotated[str | None, Header()] = None) -
         return None
 
 
-Token = Annotated[str | None, Depends(bearer)]
 HeaderToken = Annotated[str | None, Depends(header_bearer)]
 
 
-async def game(code: str, m: Manager) -> LiveGame:
+async def game(request: Request, code: str) -> LiveGame:
     """The game named in the path (GameNotFoundError if there is none); a finished game no
-    longer in memory is read back from the store."""
-    return await m.find(code)
+    longer in memory is read back from the store. For routes open to everyone."""
+    return await manager_of(request).find(code)
 
 
 Game = Annotated[LiveGame, Depends(game)]
 
-
-async def seat(g: Game, m: Manager, token: Token) -> Seat:
-    """The caller's seat in the game: a token is required (AuthError for none or an unknown
-    one, ForbiddenError for another game's)."""
-    return m.seat_of(g.code, token)
-
-
-async def viewer(g: Game, m: Manager, token: Token) -> Seat | None:
-    """The caller's seat, or None for a spectator without a token (a token given must be
-    valid)."""
-    return m.seat_of(g.code, token) if token else None
-
-
-CallerSeat = Annotated[Seat, Depends(seat)]
-Viewer = Annotated[Seat | None, Depends(viewer)]
-
-# The routes a bot calls for every move (its state, its legal moves, its move) resolve the
-# manager, the game and the caller's seat in one dependency: FastAPI's cost grows with each
-# dependency it solves, and the chain above (game <- manager, seat <- game, manager, token) was
-# most of a move's server time in a profile of `duel bench server`.
+# The routes that depend on the caller's seat resolve the manager, the game and the seat in one
+# dependency: FastAPI's cost grows with each dependency it solves, and a chain of them (game <-
+# manager, seat <- game, manager, token) was most of a move's server time in a profile of
+# `duel bench server`. The declared `authorization` and `token` parameters document the two ways
+# a token comes in; the raw request decides which counts (`request_token`: FastAPI would also
+# take a query name that merely decodes to `token`).
 TOKEN_DOC = Query(max_length=200, description="the seat's token, for EventSource (which cannot "
                                               "set headers); prefer the Authorization header")
 
@@ -150,7 +124,8 @@ class Watch:
 async def seated(request: Request, code: str,
                  authorization: Annotated[str | None, Header()] = None,
                  token: Annotated[str | None, TOKEN_DOC] = None) -> At:
-    """As `game` then `seat`: the game (404 first), then a seat's token (required)."""
+    """The game (404 first), then the seat of the caller's token: required (AuthError for none
+    or an unknown one, ForbiddenError for another game's)."""
     m = manager_of(request)
     g = await m.find(code)
     return At(m, g, m.seat_of(g.code, request_token(request)))
@@ -159,7 +134,8 @@ async def seated(request: Request, code: str,
 async def watching(request: Request, code: str,
                    authorization: Annotated[str | None, Header()] = None,
                    token: Annotated[str | None, TOKEN_DOC] = None) -> Watch:
-    """As `game` then `viewer`: the game, then the seat of a token given (none: a spectator)."""
+    """The game, then the seat of a token given (None: a spectator without one; a token given
+    must be valid)."""
     m = manager_of(request)
     g = await m.find(code)
     given = request_token(request)

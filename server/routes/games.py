@@ -15,7 +15,7 @@ from duel.errors import InvalidStateError, UsageError
 from duel.schemas import schema_error
 from duel.transcripts import render_line
 from server.catalogue import EXTERNAL
-from server.deps import Address, Game, HeaderToken, Manager, Seated, Viewer, Watching
+from server.deps import Address, Game, HeaderToken, Manager, Seated, Watching
 from server.errors import ERRORS
 from server.live import LiveGame
 from server.schemas import (
@@ -85,11 +85,11 @@ async def list_games(m: Manager) -> GamesOut:
 
 
 @router.get("/{code}/info", response_model=GameInfo, responses=ERRORS)
-async def game_info(code: str, game: Game, seat: Viewer) -> GameInfo:
+async def game_info(code: str, at: Watching) -> GameInfo:
     """Who plays (each seat's agent), the ply, whether it is over and who won, and each
     player's points so far (the engine's breakdown); with a seat's token, `you` is that seat's
     player number in true labels."""
-    return info(game.row, game, seat.player if seat is not None else None)
+    return info(at.game.row, at.game, at.seat.player if at.seat is not None else None)
 
 
 @router.get("/{code}", response_model=StateJSON, responses=ERRORS)
@@ -139,11 +139,11 @@ SSE_EVENT = {"type": "object", "properties": {"event": {"type": "string", "enum"
 @router.get("/{code}/events", response_class=Response,
             responses=_ok_as("text/event-stream", "`state` events carrying the JSON state",
                              SSE_EVENT))
-async def events(code: str, request: Request, game: Game, seat: Viewer, m: Manager
-                 ) -> EventSourceResponse:
+async def events(code: str, request: Request, at: Watching) -> EventSourceResponse:
     """Server-sent events: first the current state, then one `state` event per change (every
     ply, none skipped, even for a reader that fell behind), each carrying the state as the
     caller sees it; the `id` is the ply. The stream ends after the game-over state."""
+    m, game, seat = at.m, at.game, at.seat
 
     async def stream() -> AsyncIterator[dict[str, str]]:
         last = -1
