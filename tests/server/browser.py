@@ -99,15 +99,17 @@ def open_page(browser: Any, url: str, width: int = 1280, height: int = 800
     return page, errors
 
 
-def choose(moves: list[dict[str, Any]], rng: random.Random) -> int:
-    """A person who wants to see every kind of move: the wonders that ask for a choice of
-    their own, built when possible; green cards (science pairs give progress tokens) more
-    often than the rest; otherwise any legal move."""
+def choose(moves: list[dict[str, Any]], rng: random.Random, clicked: Counter[str]) -> int:
+    """A person who wants to see every kind of move: a kind never clicked yet (a discard, a
+    choice of who starts) when one is offered; the wonders that ask for a choice of their own,
+    built when possible; green cards (science pairs give progress tokens) more often than the
+    rest; otherwise any legal move."""
     def pick(pred: Any) -> int | None:
         found = [i for i, m in enumerate(moves) if pred(m)]
         return rng.choice(found) if found else None
 
-    for pred in (lambda m: m["move"] == "SELECT_WONDER" and m["moveData"]["wonder"] in WANTED,
+    for pred in (lambda m: not clicked[m["move"]],
+                 lambda m: m["move"] == "SELECT_WONDER" and m["moveData"]["wonder"] in WANTED,
                  lambda m: m["move"] == "CONSTRUCT_WONDER" and m["moveData"]["wonder"] in WANTED,
                  lambda m: m["move"] == "CONSTRUCT_BUILDING" and rng.random() < 0.5):
         i = pick(pred)
@@ -153,7 +155,7 @@ def play_by_clicking(page: Any, rng: random.Random, clicked: Counter[str],
         assert len(set(offered)) == len(offered), "a move offered twice"
         if legal is not None:
             assert {canonical(m) for m in moves} == legal(), f"ply {ply}: not the legal moves"
-        i = choose(moves, rng)
+        i = choose(moves, rng, clicked)
         move = moves[i]
         if move["move"] in PILE:
             page.click(f"#table [data-slot='{move['moveData']['cardIndex']}']")

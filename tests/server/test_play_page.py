@@ -29,7 +29,8 @@ from browser import (
 from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
 
 MID_PLY = 30  # a mid-game board (Age II) for the screenshot
-GAMES_VS_RANDOM = 8  # at most: seeds are tried in turn until every kind was clicked
+# Seeds tried in turn until every kind was clicked: 2 and 3 (seats 1 and 2) click all nine.
+SEEDS_VS_RANDOM = (2, 3, 1, 4, 5, 6, 7, 8)
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +127,7 @@ def test_a_person_plays_every_kind_of_move_against_random(browser: Any, db: str)
     tokens: list[str] = []
     played = 0
     with served(db) as (url, lines):
-        for seed in range(1, GAMES_VS_RANDOM + 1):
+        for seed in SEEDS_VS_RANDOM:
             if all(clicked[k] for k in KINDS):
                 break
             _play(browser, url, "random", seed, 1 + seed % 2, clicked, f"random-{seed}", tokens)
@@ -135,7 +136,7 @@ def test_a_person_plays_every_kind_of_move_against_random(browser: Any, db: str)
     print(f"{played} games against random; moves clicked: {dict(clicked)}")
     missing = [k for k in KINDS if not clicked[k]]
     assert not missing, f"never clicked in {played} games: {missing}"
-    assert (ARTIFACTS / "random-1-mid.png").stat().st_size > 10_000
+    assert (ARTIFACTS / "random-2-mid.png").stat().st_size > 10_000
 
 
 def test_a_person_plays_mcts(browser: Any, db: str) -> None:
