@@ -121,10 +121,15 @@ def find_subtree(node: Node, state: GameState, key: tuple[object, ...], me: int,
     return None
 
 
-def immediate_win(info: InfoSet, moves: list[Move]) -> Move | None:
-    """A move that wins the game at once. Supremacy depends on public facts only, so one
-    sample of the hidden cards decides it."""
-    base = info.sample(random.Random(0))
+def public_sample(info: InfoSet) -> GameState:
+    """One fixed sample of `info`'s position, for what depends on public facts alone (an
+    immediate win, the key that finds a kept subtree): every sample agrees on them."""
+    return info.sample(random.Random(0))
+
+
+def immediate_win(base: GameState, moves: list[Move]) -> Move | None:
+    """A move that wins the game at once from `base`, a `public_sample`. Supremacy depends on
+    public facts only, so one sample of the hidden cards decides it."""
     seat = base.current
     for move in moves:
         if move.kind == DISCARD or move.kind.startswith("SELECT"):
@@ -185,13 +190,14 @@ class MCTSAgent:
         ran: a single legal move or an immediate win). Learning agents distil these."""
         moves = list(legal)
         info = InfoSet.from_view(view)
-        kept = self._kept(info, moves)
+        base = public_sample(info)
+        kept = self._kept(base, moves)
         self._last = None
         if len(moves) == 1:
-            self._remember(kept, info, moves[0])
+            self._remember(kept, base, moves[0])
             return Decision(moves[0], {"iterations": 0}), []
         rng = self._rng or rng
-        win = immediate_win(info, moves)
+        win = immediate_win(base, moves)
         if win is not None:
             # Every line may look won to the search; the quickest win is the safe one.
             return Decision(win, {"iterations": 0, "rule": "win now"}), []
@@ -210,7 +216,7 @@ class MCTSAgent:
         best = ranked[0][0]
         assert best in moves
         if self.workers == 1:
-            self._remember(root, info, best)
+            self._remember(root, base, best)
         stats = [{"move": move.to_json(), "visits": visits,
                   "value": round(reward / visits, 4) if visits else 0.0}
                  for move, visits, reward in ranked[:5]]
@@ -222,13 +228,13 @@ class MCTSAgent:
             details["workers"] = self.workers
         return Decision(best, details), children
 
-    def _kept(self, info: InfoSet, legal: list[Move]) -> Node | None:
-        """The subtree of the last search that stands for `info`'s position, detached and
-        pruned to the moves `legal` now, or None."""
+    def _kept(self, base: GameState, legal: list[Move]) -> Node | None:
+        """The subtree of the last search that stands for the position of `base` (a
+        `public_sample`), detached and pruned to the moves `legal` now, or None."""
         if not self.reuse or self._last is None:
             return None
         node, after = self._last
-        found = find_subtree(node, after, public_key(info.sample(random.Random(0))), node.seat)
+        found = find_subtree(node, after, public_key(base), node.seat)
         if found is None:
             return None
         # The old samples' children include moves that are not legal here (a card taken by a
@@ -240,15 +246,15 @@ class MCTSAgent:
         found.parent = None
         return found
 
-    def _remember(self, node: Node | None, info: InfoSet, move: Move) -> None:
-        """Keep `node`'s child for `move` (and a sample of the position after it) for the next
-        decision."""
+    def _remember(self, node: Node | None, base: GameState, move: Move) -> None:
+        """Keep `node`'s child for `move` (and `base`, a `public_sample`, played on by it) for
+        the next decision."""
         if not self.reuse or node is None:
             return
         child = node.children.get(move)
         if child is None:
             return
-        after = info.sample(random.Random(0))
+        after = base.clone()
         after.play(move)
         self._last = (child, after)
 

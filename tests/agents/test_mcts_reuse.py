@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from duel.agents import make_agent
-from duel.agents.mcts import MCTSAgent, Node
+from duel.agents.mcts import MCTSAgent, Node, public_sample
 from duel.agents.rule_based import RuleAgent
 from duel.engine import InfoSet, new_game
 from duel.engine.perspective import Perspective
@@ -38,7 +38,7 @@ def test_the_subtree_kept_is_the_one_of_the_moves_played() -> None:
             if state.current == me:
                 legal = seen.moves_out(state.legal_moves())
                 grown = set(node.children) if node is not None else set()
-                found = agent._kept(InfoSet.from_view(seen.view(state)), legal)
+                found = agent._kept(public_sample(InfoSet.from_view(seen.view(state))), legal)
                 assert found is None or found is node, f"seed {seed} ply {state.ply}"
                 if found is not None:
                     # Pruned to the moves legal now: the choice is always one of them.
