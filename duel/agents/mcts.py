@@ -25,6 +25,7 @@ reproducible); the root children's visits and rewards are summed and the most vi
 
 from __future__ import annotations
 
+import gc
 import math
 import multiprocessing
 import multiprocessing.util
@@ -32,8 +33,9 @@ import os
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 from duel.agents.base import Decision
@@ -41,6 +43,21 @@ from duel.engine import InfoSet, Move
 from duel.engine.moves import DISCARD
 from duel.engine.state import GameState
 from duel.engine.steps import GAME_END
+
+
+@contextmanager
+def no_cyclic_gc() -> Iterator[None]:
+    """The cyclic collector paused for a search. The tree is kept to the end anyway, and a
+    search's garbage (states, move lists) is freed by reference counting; the collector
+    only walked the growing tree again and again: about a tenth of the compiled search's time
+    (perf), 12-20% more iterations per second without it (10 alternating runs each)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class Node:
@@ -293,14 +310,15 @@ class MCTSAgent:
         limit = self.iterations
         deadline = start + self.time if self.time > 0 else 0.0
         done = 0
-        while True:
-            if limit and done >= limit:
-                break
-            if deadline and (done & 7) == 0 and time.perf_counter() >= deadline and done:
-                break
-            iterate(root, info.sample(rng), rng, self.c, self.rollout, self.build_bias,
-                    self.margin)
-            done += 1
+        with no_cyclic_gc():
+            while True:
+                if limit and done >= limit:
+                    break
+                if deadline and (done & 7) == 0 and time.perf_counter() >= deadline and done:
+                    break
+                iterate(root, info.sample(rng), rng, self.c, self.rollout, self.build_bias,
+                        self.margin)
+                done += 1
         return root, done, time.perf_counter() - start
 
 

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from duel.agents.mcts import MCTSAgent, Node, iterate
+from duel.agents.mcts import MCTSAgent, Node, iterate, no_cyclic_gc
 from duel.engine import InfoSet, Move
 from duel.errors import UsageError
 
@@ -166,6 +166,20 @@ def evaluate(view: dict[str, Any], legal: Sequence[Move], keep: Move | None,
         root.children[move] = child
         stats[move] = _Stats(child)
     rounds = max(1, math.ceil(math.log2(len(moves))))
+    with no_cyclic_gc():  # as in the agent's search: the trees are kept to the end anyway
+        done = _rounds(info, moves, keep, stats, seat, settings, rng, rounds)
+    # Rounded once, here, so that a sidecar read back holds exactly the figures computed. On a
+    # tie (a won position: every move 1.0) the move played ranks first: nothing better existed.
+    values = [MoveValue(m, round(s.mean, 4), round(s.se, 4), s.node.visits, s.rounds)
+              for m, s in stats.items()]
+    values.sort(key=lambda v: (-v.rounds, -v.value, v.move != keep))
+    return values, done
+
+
+def _rounds(info: InfoSet, moves: list[Move], keep: Move | None, stats: dict[Move, _Stats],
+            seat: int, settings: Settings, rng: random.Random, rounds: int) -> int:
+    """Successive halving: each round gives every move still in its share of the budget, then
+    keeps the better half (and the move played). Returns the iterations run."""
     alive = list(moves)
     done = 0
     for r in range(rounds):
@@ -185,12 +199,7 @@ def evaluate(view: dict[str, Any], legal: Sequence[Move], keep: Move | None,
             alive = ranked[:math.ceil(len(alive) / 2)]
             if keep is not None and keep not in alive:
                 alive.append(keep)
-    # Rounded once, here, so that a sidecar read back holds exactly the figures computed. On a
-    # tie (a won position: every move 1.0) the move played ranks first: nothing better existed.
-    values = [MoveValue(m, round(s.mean, 4), round(s.se, 4), s.node.visits, s.rounds)
-              for m, s in stats.items()]
-    values.sort(key=lambda v: (-v.rounds, -v.value, v.move != keep))
-    return values, done
+    return done
 
 
 def _sweep(info: InfoSet, alive: list[Move], stats: dict[Move, _Stats], seat: int,
