@@ -50,7 +50,8 @@ def no_cyclic_gc() -> Iterator[None]:
     """The cyclic collector paused for a search. The tree is kept to the end anyway, and a
     search's garbage (states, move lists) is freed by reference counting; the collector
     only walked the growing tree again and again: about a tenth of the compiled search's time
-    (perf), 12-20% more iterations per second without it (10 alternating runs each)."""
+    (perf). Without it, about a sixth more iterations per second from Age I's start (nine
+    alternating runs of each build; README, "Performance: both builds")."""
     was = gc.isenabled()
     gc.disable()
     try:
