@@ -394,7 +394,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if agents:
         print(f"configured agents: {', '.join(agents)}"
               + (" (LLM and remote ones need the operator's token)" if admin_token else ""))
-    Server(server_config(app, args.host, args.port, args.log_level, limits), app).run()
+    Server(server_config(app, args.host, args.port, args.log_level, limits, args.http),
+           app).run()
     return 0
 
 
@@ -762,6 +763,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(several servers may share one PostgreSQL database; needs the "
                    "postgresql extra)")
     p.add_argument("--log-level", default="info")
+    p.add_argument("--http", choices=("auto", "httptools", "h11"), default="auto",
+                   help="the HTTP parser (auto: httptools when installed, else h11)")
     p.add_argument("--rate", type=float, default=200.0,
                    help="requests per second per token (or per address without one)")
     p.add_argument("--burst", type=int, default=400)

@@ -1,10 +1,17 @@
 """Connections: how long a client may take to send a request's line and headers (uvicorn only
 times idle keep-alive connections, so a client trickling its headers a byte a second would be
-held open for ever), the uvicorn settings `duel serve` runs with, and its way of stopping."""
+held open for ever) and how long they may be, the uvicorn settings `duel serve` runs with, and
+its way of stopping.
+
+The HTTP parser is httptools (llhttp, in C) when it is installed, as uvicorn itself prefers:
+it halves the parsing cost of h11, which was a sixth of a move's server time under load (py-spy,
+`duel bench server`). h11 (pure Python) is the fallback and `--http h11` asks for it; both
+parsers get the same two limits, and tests/server/test_connections.py runs against both."""
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import socket
 from typing import Any
 
@@ -15,17 +22,44 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from server.settings import Limits
 
-MAX_HEAD = 16 * 1024  # bytes of a request's line and headers (h11's limit, stated here)
+MAX_HEAD = 16 * 1024  # bytes of a request's line and headers
 SHUTDOWN_GRACE = 2  # seconds open requests get to finish when the server is told to stop
+PARSERS = ("auto", "httptools", "h11")
 
 
-def header_timeout_protocol(seconds: float) -> type[H11Protocol]:
-    """uvicorn's h11 protocol, closing a connection that has not sent a whole request line and
-    headers within `seconds` of its opening, or of the first byte of its next request (between
-    requests, uvicorn's keep-alive timeout closes an idle connection)."""
+class _Timer:
+    """The header timeout's timer, shared by both parsers' protocols: armed when a connection
+    opens and at the first byte of each request, disarmed once the request's head is in."""
 
-    class HeaderTimeout(H11Protocol):
-        timer: asyncio.TimerHandle | None = None
+    timer: asyncio.TimerHandle | None = None
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+    header_seconds: float
+
+    def _arm(self) -> None:
+        self._disarm()
+        self.timer = self.loop.call_later(self.header_seconds, self._expire)
+
+    def _disarm(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    def _expire(self) -> None:
+        self.timer = None
+        if self._waiting_for_head() and not self.transport.is_closing():
+            self.transport.close()
+
+    def _waiting_for_head(self) -> bool:
+        raise NotImplementedError
+
+
+def h11_protocol(seconds: float) -> type[H11Protocol]:
+    """uvicorn's h11 protocol with the header timeout (h11 limits the head's size itself,
+    answering 400)."""
+
+    class HeaderTimeout(_Timer, H11Protocol):
+        header_seconds = seconds
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -33,7 +67,7 @@ def header_timeout_protocol(seconds: float) -> type[H11Protocol]:
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
-            if self.conn.their_state is not h11.IDLE:  # a request's head has arrived
+            if not self._waiting_for_head():  # a request's head has arrived
                 self._disarm()
             elif self.timer is None:  # the first bytes of the next request's head
                 self._arm()
@@ -42,32 +76,92 @@ def header_timeout_protocol(seconds: float) -> type[H11Protocol]:
             self._disarm()
             super().connection_lost(exc)
 
-        def _arm(self) -> None:
-            self._disarm()
-            self.timer = self.loop.call_later(seconds, self._expire)
-
-        def _disarm(self) -> None:
-            if self.timer is not None:
-                self.timer.cancel()
-                self.timer = None
-
-        def _expire(self) -> None:
-            self.timer = None
-            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                self.transport.close()
+        def _waiting_for_head(self) -> bool:
+            return self.conn.their_state is h11.IDLE
 
     return HeaderTimeout
 
 
-def server_config(app: FastAPI, host: str, port: int, log_level: str, limits: Limits
-                  ) -> uvicorn.Config:
-    """uvicorn's settings: the header timeout above, idle connections closed after
+class HeadTooLarge(Exception):
+    """Raised in the parser's callback to stop reading a head over MAX_HEAD bytes."""
+
+
+def httptools_protocol(seconds: float) -> type[Any]:
+    """uvicorn's httptools protocol with the header timeout, and a head over MAX_HEAD bytes
+    answered 431 and the connection closed (llhttp sets no limit of its own)."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class HeadLimits(_Timer, HttpToolsProtocol):
+        header_seconds = seconds
+        head = -1  # bytes of the current request's head so far; -1 when none is being read
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def on_message_begin(self) -> None:  # the first byte of a request
+            self.head = 0
+            if self.timer is None:  # else the connection's first request: timed since it opened
+                self._arm()
+            super().on_message_begin()
+
+        def on_url(self, url: bytes) -> None:
+            self._count(len(url))
+            super().on_url(url)
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            self._count(len(name) + len(value) + 4)  # ": " and CRLF
+            super().on_header(name, value)
+
+        def on_headers_complete(self) -> None:
+            self.head = -1
+            self._disarm()
+            super().on_headers_complete()
+
+        def _count(self, n: int) -> None:
+            self.head += n
+            if self.head > MAX_HEAD:
+                raise HeadTooLarge  # uvicorn turns it into send_400_response, below
+
+        def send_400_response(self, msg: str) -> None:
+            if self.head <= MAX_HEAD:
+                super().send_400_response(msg)
+                return
+            text = f"request line and headers over {MAX_HEAD} bytes".encode()
+            self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                                 b"content-type: text/plain; charset=utf-8\r\n"
+                                 b"content-length: %d\r\nconnection: close\r\n\r\n%s"
+                                 % (len(text), text))
+            self.transport.close()
+
+        def _waiting_for_head(self) -> bool:
+            return self.head >= 0 or self.cycle is None or self.cycle.response_complete
+
+    return HeadLimits
+
+
+def parser_protocol(http: str, seconds: float) -> type[Any]:
+    """The protocol class for parser `http` ("auto": httptools when installed, else h11)."""
+    if http not in PARSERS:
+        raise ValueError(f"unknown HTTP parser {http!r}; one of {', '.join(PARSERS)}")
+    if http == "auto":
+        http = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    return httptools_protocol(seconds) if http == "httptools" else h11_protocol(seconds)
+
+
+def server_config(app: FastAPI, host: str, port: int, log_level: str, limits: Limits,
+                  http: str = "auto") -> uvicorn.Config:
+    """uvicorn's settings on parser `http`: the header timeout above, idle connections closed after
     `keep_alive` seconds, request heads of at most MAX_HEAD bytes, at most `max_connections`
     at once, and SHUTDOWN_GRACE seconds for open requests when the server stops (then they are
     cancelled, so SIGTERM stops the server within a few seconds)."""
     return uvicorn.Config(
         app, host=host, port=port, log_level=log_level, loop="auto",  # uvloop when installed
-        http=header_timeout_protocol(limits.header_timeout),
+        http=parser_protocol(http, limits.header_timeout),
         timeout_keep_alive=limits.keep_alive, h11_max_incomplete_event_size=MAX_HEAD,
         limit_concurrency=limits.max_connections, timeout_graceful_shutdown=SHUTDOWN_GRACE)
 

@@ -70,8 +70,11 @@ async def apply_move(game: LiveGame, store: Store, seat: Seat, move: Move, ply: 
             after.play(move)
         result = Result.forfeited(seat, state.scores()) if forfeit else after.result()
         over = result is not None
-        await asyncio.to_thread(store.append_move, game.code, record, seat_view(after), over,
-                                result, runner)
+        write = (game.code, record, seat_view(after), over, result, runner)
+        if store.writes_inline:
+            store.append_move(*write)
+        else:
+            await asyncio.to_thread(store.append_move, *write)
         game.row.ply = record.ply
         game.row.over = over
         game.row.winner, game.row.victory = result_columns(result)

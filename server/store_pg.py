@@ -92,6 +92,8 @@ def needs_runner(row: GameRow) -> bool:
 
 
 class PostgresStore:
+    writes_inline = False
+
     def __init__(self, url: str, lease_seconds: float = 15.0) -> None:
         if psycopg is None:
             raise UsageError("PostgreSQL needs its driver: pip install -e '.[postgresql]'")

@@ -1,6 +1,7 @@
-"""Slow clients against a real `duel serve` on loopback: a client trickling its request line and
-headers, or its body, a byte at a time is cut off in bounded time, and so is an idle
-keep-alive connection."""
+"""Slow and oversized clients against a real `duel serve` on loopback, on both HTTP parsers
+(httptools, the default, and h11): a client trickling its request line and headers, or its
+body, a byte at a time is cut off in bounded time, and so is an idle keep-alive connection; a
+request head over the limit is refused and its connection closed."""
 
 from __future__ import annotations
 
@@ -12,15 +13,22 @@ from collections.abc import Iterator
 import pytest
 from live_server import Server
 
+from server.connections import MAX_HEAD
+
 LIMITS = ("--header-timeout", "1", "--body-timeout", "1", "--keep-alive", "3")
 STEP = 0.25  # seconds between trickled bytes
 MAX_BYTES = 40  # the trickle's bound: 10 s at most
 
 
+@pytest.fixture(scope="module", params=["httptools", "h11"])
+def parser(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(parser: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     folder = tmp_path_factory.mktemp("connections")
-    s = Server(folder / "db.sqlite", folder / "server.log", LIMITS)
+    s = Server(folder / "db.sqlite", folder / "server.log", (*LIMITS, "--http", parser))
     try:
         s.wait_ready()
         yield s
@@ -129,3 +137,31 @@ def test_a_whole_request_sent_at_once_is_served(server: Server) -> None:
         head = request(sock, b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: "
                        b"application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
     assert head.startswith(b"HTTP/1.1 201"), head
+
+
+def test_a_head_over_the_limit_is_refused_and_the_connection_closed(server: Server,
+                                                                    parser: str) -> None:
+    # A head growing past MAX_HEAD (16 KiB) before its end arrives: what the limit is for (a
+    # client must not make the server buffer headers without end). h11 answers 400 (its
+    # limit on an incomplete event), httptools, which sets no limit of its own, 431.
+    with connect(server) as sock:
+        sock.sendall(b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: x\r\nX-Big: "
+                     + b"a" * (MAX_HEAD + 1))
+        closed, got = closed_within(sock, 0.5)
+        if not closed:
+            try:
+                sock.sendall(b"\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            closed, more = closed_within(sock, 5)
+            got += more
+    assert closed
+    expected = b"HTTP/1.1 431" if parser == "httptools" else b"HTTP/1.1 400"
+    assert got.startswith(expected), got[:200]
+
+
+def test_a_head_just_under_the_limit_is_served(server: Server) -> None:
+    with connect(server) as sock:
+        head = request(sock, b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: x\r\nX-Big: "
+                       + b"a" * (MAX_HEAD - 200) + b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 404"), head[:200]
