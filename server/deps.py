@@ -12,10 +12,10 @@ move under load (py-spy, `duel bench server --clients 50`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import unquote_plus
 
-from fastapi import Depends, Header, Query, Request
+from fastapi import Depends, Header, Request
 
 from duel.engine import Seat
 from duel.errors import AuthError
@@ -24,6 +24,7 @@ from server.manager import GameManager
 from server.seats import token_hash
 
 TOKEN_QUERY = "token"  # the one query name a token may travel under (EventSource)
+TOKEN_MAX = 200  # characters of a token in the query; a longer one is refused (401)
 
 
 def bearer_token(authorization: str | None, query_token: str | None) -> str | None:
@@ -52,6 +53,8 @@ def query_token(query_string: bytes) -> str | None:
         found.append(unquote_plus(value))
     if len(found) > 1:
         raise AuthError(f"the query gives {TOKEN_QUERY!r} {len(found)} times")
+    if found and len(found[0]) > TOKEN_MAX:
+        raise AuthError(f"the query's token is over {TOKEN_MAX} characters: no token is")
     return found[0] if found else None
 
 
@@ -96,11 +99,21 @@ Game = Annotated[LiveGame, Depends(game)]
 # The routes that depend on the caller's seat resolve the manager, the game and the seat in one
 # dependency: FastAPI's cost grows with each dependency it solves, and a chain of them (game <-
 # manager, seat <- game, manager, token) was most of a move's server time in a profile of
-# `duel bench server`. The declared `authorization` and `token` parameters document the two ways
-# a token comes in; the raw request decides which counts (`request_token`: FastAPI would also
-# take a query name that merely decodes to `token`).
-TOKEN_DOC = Query(max_length=200, description="the seat's token, for EventSource (which cannot "
-                                              "set headers); prefer the Authorization header")
+# `duel bench server`. For the same reason the token's two ways in are documented on those
+# routes (`openapi_extra=TOKEN_PARAMETERS`) instead of declared as parameters: FastAPI parsed
+# and validated both on every request, a tenth of a move's server time, while the raw request
+# decides which counts (`request_token`: FastAPI would also take a query name that merely
+# decodes to `token`).
+_NULLABLE = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+TOKEN_PARAMETERS: dict[str, Any] = {"parameters": [
+    {"name": "token", "in": "query", "required": False,
+     "description": "the seat's token, for EventSource (which cannot set headers); prefer the "
+                    "Authorization header",
+     "schema": {"anyOf": [{"type": "string", "maxLength": TOKEN_MAX}, {"type": "null"}],
+                "title": "Token"}},
+    {"name": "authorization", "in": "header", "required": False,
+     "description": "Bearer TOKEN: the seat's token", "schema": {**_NULLABLE,
+                                                                   "title": "Authorization"}}]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +134,7 @@ class Watch:
     seat: Seat | None
 
 
-async def seated(request: Request, code: str,
-                 authorization: Annotated[str | None, Header()] = None,
-                 token: Annotated[str | None, TOKEN_DOC] = None) -> At:
+async def seated(request: Request, code: str) -> At:
     """The game (404 first), then the seat of the caller's token: required (AuthError for none
     or an unknown one, ForbiddenError for another game's)."""
     m = manager_of(request)
@@ -131,9 +142,7 @@ async def seated(request: Request, code: str,
     return At(m, g, m.seat_of(g.code, request_token(request)))
 
 
-async def watching(request: Request, code: str,
-                   authorization: Annotated[str | None, Header()] = None,
-                   token: Annotated[str | None, TOKEN_DOC] = None) -> Watch:
+async def watching(request: Request, code: str) -> Watch:
     """The game, then the seat of a token given (None: a spectator without one; a token given
     must be valid)."""
     m = manager_of(request)

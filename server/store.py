@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from pydantic_core import to_json
+
 from duel.engine import Result, Seat
 from duel.errors import StoreError
 from duel.records import MoveRecord
@@ -233,7 +235,7 @@ class SQLiteStore:
                 cur = self._db.execute(
                     "UPDATE games SET ply = ?, over = ?, view = ?, winner = ?, victory = ? "
                     "WHERE code = ? AND ply = ?",
-                    (move.ply, int(over), json.dumps(view), winner, victory, code,
+                    (move.ply, int(over), to_json(view).decode(), winner, victory, code,
                      move.ply - 1))
                 if cur.rowcount != 1:
                     raise StoreError(f"game {code} is not at ply {move.ply - 1}")

@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 from play_helpers import WAIT, live, play_out, stored_moves
 from server_helpers import bearer, create, wait_until
 
-from server.deps import query_token
+from server.deps import TOKEN_MAX, query_token
 from server.main import RedactTokens, create_app
 
 SECRET = "s3cr3t-T0ken_x"
@@ -161,3 +161,13 @@ def test_agent_details_are_public_once_the_move_is_played(client: TestClient) ->
     since = client.get(f"/games/{code}/transcript", params={"since": 5}).text.splitlines()
     assert json.loads(since[0])["type"] == "header"
     assert [json.loads(ln)["ply"] for ln in since[1:-1]][0] == 5
+
+
+def test_a_query_token_over_the_documented_length_is_no_token(client: TestClient) -> None:
+    """The OpenAPI document gives the query's token at most TOKEN_MAX characters; the server
+    reads the raw query itself, so it holds to that itself: 401, naming the limit."""
+    code, _ = create(client, "external", "external", seed=1)
+    assert query_token(b"token=" + b"t" * TOKEN_MAX) == "t" * TOKEN_MAX
+    r = client.get(f"/games/{code}/moves?token=" + "t" * (TOKEN_MAX + 1))
+    assert r.status_code == 401, r.text
+    assert f"over {TOKEN_MAX} characters" in r.json()["detail"]
