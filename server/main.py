@@ -108,8 +108,14 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        headers = dict(scope["headers"])
+        if b"content-length" not in headers and b"transfer-encoding" not in headers:
+            # No body (HTTP/1.1 has one only with either header): nothing to wait for, and no
+            # timer to arm for each of the bots' GETs.
+            await self.app(scope, receive, send)
+            return
         too_large = TooLargeError(f"request body over {self.limit} bytes")
-        declared = dict(scope["headers"]).get(b"content-length")
+        declared = headers.get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
             await self._refuse(too_large, scope, receive, send)
             return
