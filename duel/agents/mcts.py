@@ -6,6 +6,13 @@ those not yet seen), then descends the one tree by UCB over the moves legal in t
 rollout to the end of the game and backs the result up from each mover's side. The final move is
 the root child with the most visits.
 
+Rollouts (``rollout=mast``, the default) use move-average sampling (MAST; Finnsson & Björnsson
+2008): the search keeps each player's mean reward for each kind of move it played (the card
+built or discarded, the wonder built, the token taken; `mast_key`), and a rollout plays the move
+of the best mean, or with probability ``epsilon`` (0.3) a random one. At 0.2 s per move it beat
+the previous rollouts ("heuristic": random, most discards redrawn) in 39 of 60 seat-swapped
+games (65.0%, 95% CI 52.4-75.8%), at no cost in iterations per second.
+
 Tree reuse (``reuse=1``, the default): the subtree below the move chosen and the moves the
 opponent made since is kept as the next search's root, its statistics counting towards the
 budget's choice. The agent sees views, not the moves between them, so it finds that subtree by
@@ -36,11 +43,22 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Final
 
 from duel.agents.base import Decision
 from duel.engine import InfoSet, Move
-from duel.engine.moves import DISCARD
+from duel.engine.data import CARD_IDS, TOKEN_IDS, WONDER_IDS
+from duel.engine.moves import (
+    CHOOSE_PROGRESS_TOKEN,
+    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,
+    CHOOSE_STARTING_PLAYER,
+    CONSTRUCT_BUILDING,
+    CONSTRUCT_FROM_DISCARD,
+    CONSTRUCT_WONDER,
+    DESTROY_CARD,
+    DISCARD,
+    SELECT_WONDER,
+)
 from duel.engine.state import GameState
 from duel.engine.steps import GAME_END
 
@@ -74,9 +92,12 @@ class Node:
         self.avail = 1
 
 
-def rollout(state: GameState, rng: random.Random, policy: str, build_bias: float) -> None:
+def rollout(state: GameState, rng: random.Random, policy: str, build_bias: float,
+            mast: Mast | None = None) -> None:
     """Play to the end in place. "heuristic" re-draws a discard, with probability
-    `build_bias`, among the other moves: random games discard far more than real ones."""
+    `build_bias`, among the other moves: random games discard far more than real ones. "mast"
+    plays, except with probability `mast.epsilon`, the move whose kind of move has done best
+    for its player in this search so far (MAST), and records the moves for the table."""
     rand = rng.random
     if policy == "uniform":
         while state.step != GAME_END:
@@ -85,12 +106,84 @@ def rollout(state: GameState, rng: random.Random, policy: str, build_bias: float
         return
     while state.step != GAME_END:
         moves = state.legal_moves()
+        if mast is not None:
+            seat = state.current
+            if rand() >= mast.epsilon:
+                move = mast.best(state, moves, seat)
+            else:
+                move = moves[int(rand() * len(moves))]
+            mast.trail.append(mast_key(state, move) * 2 + seat)
+            state.play(move)
+            continue
         move = moves[int(rand() * len(moves))]
         if move.kind == DISCARD and rand() < build_bias:
             others = [m for m in moves if m.kind != DISCARD]
             if others:
                 move = others[int(rand() * len(others))]
         state.play(move)
+
+
+# MAST's kinds of move, a block of 100 keys each: the card built or discarded (by card, not by
+# pyramid slot), the wonder built or drafted, the token taken, the card destroyed or built from
+# the discard, the player named to start. Keys are the engine's ids, never hashes: a string's
+# hash changes from process to process, and the search must not.
+MAST_KINDS: Final = (CONSTRUCT_BUILDING, DISCARD, CONSTRUCT_WONDER, SELECT_WONDER,
+                     CHOOSE_PROGRESS_TOKEN, CHOOSE_PROGRESS_TOKEN_FROM_DISCARD, DESTROY_CARD,
+                     CONSTRUCT_FROM_DISCARD, CHOOSE_STARTING_PLAYER)
+MAST_KEYS: Final = 100 * len(MAST_KINDS)
+_MAST_BLOCK: Final[dict[str, int]] = {kind: 100 * i for i, kind in enumerate(MAST_KINDS)}
+
+
+def mast_key(state: GameState, move: Move) -> int:
+    """What MAST averages over (see MAST_KINDS)."""
+    kind = move.kind
+    if kind == CONSTRUCT_BUILDING:
+        return state.pyramid[move.card_index]
+    if kind == DISCARD:
+        return 100 + state.pyramid[move.card_index]
+    block = _MAST_BLOCK[kind]
+    if move.wonder:
+        return block + WONDER_IDS[move.wonder]
+    if move.token:
+        return block + TOKEN_IDS[move.token]
+    if move.card_name:
+        return block + CARD_IDS[move.card_name]
+    return block + move.player_number
+
+
+class Mast:
+    """Move-average sampling (Finnsson & Björnsson 2008): each player's mean reward for each
+    kind of move (`mast_key`) over the iterations that played it, this search."""
+
+    def __init__(self, epsilon: float) -> None:
+        self.epsilon = epsilon
+        self.total = [0.0] * (2 * MAST_KEYS)
+        self.count = [0.0] * (2 * MAST_KEYS)
+        self.trail: list[int] = []
+
+    def best(self, state: GameState, moves: list[Move], seat: int) -> Move:
+        """The move of the best mean for `seat` (an untried kind counts as a win: try it)."""
+        total = self.total
+        count = self.count
+        best = moves[0]
+        best_v = -1.0
+        for m in moves:
+            k = mast_key(state, m) * 2 + seat
+            n = count[k]
+            v = total[k] / n if n > 0 else 1.0
+            if v > best_v:
+                best_v = v
+                best = m
+        return best
+
+    def learn(self, rewards: tuple[float, float]) -> None:
+        """Add the iteration's rewards to every move of its trail, from its mover's side."""
+        total = self.total
+        count = self.count
+        for k in self.trail:
+            total[k] += rewards[k & 1]
+            count[k] += 1.0
+        self.trail.clear()
 
 
 def outcome(state: GameState, margin: float) -> tuple[float, float]:
@@ -163,7 +256,8 @@ class MCTSAgent:
     """ISMCTS with a budget in iterations or seconds per move (per tree with `workers` > 1)."""
 
     def __init__(self, iterations: int = 0, time: float = 0.0, c: float = 0.7,
-                 rollout: str = "heuristic", build_bias: float = 0.75, margin: float = 0.0,
+                 rollout: str = "mast", build_bias: float = 0.75, margin: float = 0.0,
+                 epsilon: float = 0.3,
                  seed: int = -1, workers: int = 1, reuse: int = 1) -> None:
         if iterations < 0:
             raise ValueError(f"iterations must be >= 0, got {iterations}")
@@ -171,8 +265,10 @@ class MCTSAgent:
             raise ValueError(f"time must be >= 0 seconds, got {time}")
         if not (c >= 0 and math.isfinite(c)):
             raise ValueError(f"c must be >= 0, got {c}")
-        if rollout not in ("uniform", "heuristic"):
-            raise ValueError("rollout must be 'uniform' or 'heuristic'")
+        if rollout not in ("uniform", "heuristic", "mast"):
+            raise ValueError("rollout must be 'uniform', 'heuristic' or 'mast'")
+        if not 0 <= epsilon <= 1:
+            raise ValueError(f"epsilon must be between 0 and 1, got {epsilon}")
         if not 0 <= build_bias <= 1:
             raise ValueError(f"build_bias must be between 0 and 1, got {build_bias}")
         if not 0 <= margin <= 1:
@@ -190,6 +286,7 @@ class MCTSAgent:
         self.time = time
         self.c = c
         self.rollout = rollout
+        self.epsilon = epsilon
         self.build_bias = build_bias
         self.margin = margin
         self.workers = workers
@@ -278,7 +375,8 @@ class MCTSAgent:
 
     def _params(self) -> dict[str, Any]:
         return {"iterations": self.iterations, "time": self.time, "c": self.c,
-                "rollout": self.rollout, "build_bias": self.build_bias, "margin": self.margin}
+                "rollout": self.rollout, "build_bias": self.build_bias, "margin": self.margin,
+                "epsilon": self.epsilon}
 
     def _search_parallel(self, view: dict[str, Any], rng: random.Random
                          ) -> tuple[list[tuple[Move, int, float]], int, float]:
@@ -311,6 +409,7 @@ class MCTSAgent:
         limit = self.iterations
         deadline = start + self.time if self.time > 0 else 0.0
         done = 0
+        mast = Mast(self.epsilon) if self.rollout == "mast" else None
         with no_cyclic_gc():
             while True:
                 if limit and done >= limit:
@@ -318,13 +417,13 @@ class MCTSAgent:
                 if deadline and (done & 7) == 0 and time.perf_counter() >= deadline and done:
                     break
                 iterate(root, info.sample(rng), rng, self.c, self.rollout, self.build_bias,
-                        self.margin)
+                        self.margin, mast)
                 done += 1
         return root, done, time.perf_counter() - start
 
 
 def iterate(node: Node, state: GameState, rng: random.Random, c: float, policy: str,
-            bias: float, margin: float) -> tuple[float, float]:
+            bias: float, margin: float, mast: Mast | None = None) -> tuple[float, float]:
     """One ISMCTS iteration below `node`, `state` being a sample of its position (played on in
     place): UCB selection among the moves legal in the sample, expansion of one untried move, a
     rollout, and the result backed up through `node` to the root. Returns the seats' rewards.
@@ -340,6 +439,8 @@ def iterate(node: Node, state: GameState, rng: random.Random, c: float, policy: 
             move = untried[int(rng.random() * len(untried))]
             child = Node(move, node, state.current)
             children[move] = child
+            if mast is not None:
+                mast.trail.append(mast_key(state, move) * 2 + state.current)
             state.play(move)
             node = child
             break
@@ -353,10 +454,14 @@ def iterate(node: Node, state: GameState, rng: random.Random, c: float, policy: 
                 best_v = v
                 best = ch
         assert best is not None and best.move is not None
+        if mast is not None:
+            mast.trail.append(mast_key(state, best.move) * 2 + state.current)
         state.play(best.move)
         node = best
-    rollout(state, rng, policy, bias)
+    rollout(state, rng, policy, bias, mast)
     rewards = outcome(state, margin)
+    if mast is not None:
+        mast.learn(rewards)
     n: Node | None = node
     while n is not None:
         n.visits += 1

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from duel.agents.mcts import MCTSAgent, Node, iterate, no_cyclic_gc
+from duel.agents.mcts import Mast, MCTSAgent, Node, iterate, no_cyclic_gc
 from duel.engine import InfoSet, Move
 from duel.errors import UsageError
 
@@ -67,6 +67,7 @@ class Settings:
     c: float = _AGENT.c
     rollout: str = _AGENT.rollout
     build_bias: float = _AGENT.build_bias
+    epsilon: float = _AGENT.epsilon
 
     def __post_init__(self) -> None:
         if self.iterations < 1:
@@ -85,12 +86,14 @@ class Settings:
     def to_json(self) -> dict[str, Any]:
         return {"iterations": self.iterations, "time": self.time, "seed": self.seed,
                 "root": ROOT_METHOD, "c": self.c, "rollout": self.rollout,
-                "build_bias": self.build_bias}
+                "build_bias": self.build_bias, "epsilon": self.epsilon}
 
     @staticmethod
     def from_json(obj: dict[str, Any]) -> Settings:
+        # A sidecar from before MAST rollouts has no epsilon; its rollouts never read one.
         return Settings(iterations=obj["iterations"], time=obj["time"], seed=obj["seed"],
-                        c=obj["c"], rollout=obj["rollout"], build_bias=obj["build_bias"])
+                        c=obj["c"], rollout=obj["rollout"], build_bias=obj["build_bias"],
+                        epsilon=obj.get("epsilon", _AGENT.epsilon))
 
 
 @dataclass(frozen=True)
@@ -166,8 +169,10 @@ def evaluate(view: dict[str, Any], legal: Sequence[Move], keep: Move | None,
         root.children[move] = child
         stats[move] = _Stats(child)
     rounds = max(1, math.ceil(math.log2(len(moves))))
+    # The agent's MAST table too, one per decision, learnt from every root move's iterations.
+    mast = Mast(settings.epsilon) if settings.rollout == "mast" else None
     with no_cyclic_gc():  # as in the agent's search: the trees are kept to the end anyway
-        done = _rounds(info, moves, keep, stats, seat, settings, rng, rounds)
+        done = _rounds(info, moves, keep, stats, seat, settings, rng, rounds, mast)
     # Rounded once, here, so that a sidecar read back holds exactly the figures computed. On a
     # tie (a won position: every move 1.0) the move played ranks first: nothing better existed.
     values = [MoveValue(m, round(s.mean, 4), round(s.se, 4), s.node.visits, s.rounds)
@@ -177,7 +182,8 @@ def evaluate(view: dict[str, Any], legal: Sequence[Move], keep: Move | None,
 
 
 def _rounds(info: InfoSet, moves: list[Move], keep: Move | None, stats: dict[Move, _Stats],
-            seat: int, settings: Settings, rng: random.Random, rounds: int) -> int:
+            seat: int, settings: Settings, rng: random.Random, rounds: int,
+            mast: Mast | None) -> int:
     """Successive halving: each round gives every move still in its share of the budget, then
     keeps the better half (and the move played). Returns the iterations run."""
     alive = list(moves)
@@ -186,12 +192,12 @@ def _rounds(info: InfoSet, moves: list[Move], keep: Move | None, stats: dict[Mov
         if settings.time > 0:
             deadline = time.perf_counter() + settings.time / rounds
             while True:
-                done += _sweep(info, alive, stats, seat, settings, rng)
+                done += _sweep(info, alive, stats, seat, settings, rng, mast)
                 if time.perf_counter() >= deadline:
                     break
         else:
             for _ in range(max(1, settings.iterations // (rounds * len(alive)))):
-                done += _sweep(info, alive, stats, seat, settings, rng)
+                done += _sweep(info, alive, stats, seat, settings, rng, mast)
         for move in alive:
             stats[move].rounds = r + 1
         if r < rounds - 1:
@@ -203,7 +209,7 @@ def _rounds(info: InfoSet, moves: list[Move], keep: Move | None, stats: dict[Mov
 
 
 def _sweep(info: InfoSet, alive: list[Move], stats: dict[Move, _Stats], seat: int,
-           settings: Settings, rng: random.Random) -> int:
+           settings: Settings, rng: random.Random, mast: Mast | None) -> int:
     """One iteration for each move still in: a fresh sample of the hidden cards, the move, then
     the agent's UCT iteration below it. Root moves are legal in every sample (which moves are
     legal depends on face-up cards, coins and cities only)."""
@@ -212,6 +218,6 @@ def _sweep(info: InfoSet, alive: list[Move], stats: dict[Move, _Stats], seat: in
         state.play(move)
         s = stats[move]
         result = iterate(s.node, state, rng, settings.c, settings.rollout, settings.build_bias,
-                         0.0)[seat]
+                         0.0, mast)[seat]
         s.squares += result * result
     return len(alive)

@@ -15,10 +15,11 @@ from duel.errors import SpecError
     ("mcts:iters=5", "unknown parameter 'iters'; valid parameters: iterations, time"),
     ("mcts:iterations=abc", "iterations must be int, got 'abc'"),
     ("mcts:iterations", "expected key=value"),
-    ("mcts:rollout=smart", "rollout must be 'uniform' or 'heuristic'"),
+    ("mcts:rollout=smart", "rollout must be 'uniform', 'heuristic' or 'mast'"),
+    ("mcts:epsilon=1.5", "epsilon must be between 0 and 1"),
     ("random:x=1", "unknown parameter 'x'; valid parameters: (none)"),
-    ("mcts:iters=5", "valid parameters: iterations, time, c, rollout, build_bias, margin, seed, "
-                     "reuse, workers"),
+    ("mcts:iters=5", "valid parameters: iterations, time, c, rollout, epsilon, build_bias, "
+                     "margin, seed, reuse, workers"),
     ("mcts:iterations=-5", "iterations must be >= 0"),
     ("mcts:time=-1", "time must be >= 0 seconds"),
     ("mcts:c=-0.5", "c must be >= 0"),

@@ -148,8 +148,8 @@ def test_get_agents_lists_the_offer_without_specs(db: str) -> None:
     assert r.status_code == 200
     offer = {a["name"]: a for a in r.json()["agents"]}
     assert list(offer) == ["random", "rule", "mcts", "dqn", "gpt", "mine"]
-    assert set(offer["mcts"]["params"]) == {"iterations", "time", "c", "rollout", "build_bias",
-                                            "margin", "seed", "workers"}
+    assert set(offer["mcts"]["params"]) == {"iterations", "time", "c", "rollout", "epsilon",
+                                            "build_bias", "margin", "seed", "workers"}
     assert offer["mcts"]["params"]["time"]["max"] == 30
     assert offer["dqn"]["params"] == {} and offer["random"]["params"] == {}
     assert offer["gpt"]["kind"] == "llm" and offer["gpt"]["operator_only"] is True
