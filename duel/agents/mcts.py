@@ -48,17 +48,7 @@ from typing import Any, Final
 from duel.agents.base import Decision
 from duel.engine import InfoSet, Move
 from duel.engine.data import CARD_IDS, TOKEN_IDS, WONDER_IDS
-from duel.engine.moves import (
-    CHOOSE_PROGRESS_TOKEN,
-    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,
-    CHOOSE_STARTING_PLAYER,
-    CONSTRUCT_BUILDING,
-    CONSTRUCT_FROM_DISCARD,
-    CONSTRUCT_WONDER,
-    DESTROY_CARD,
-    DISCARD,
-    SELECT_WONDER,
-)
+from duel.engine.moves import CONSTRUCT_BUILDING, DISCARD, MOVE_KINDS
 from duel.engine.state import GameState
 from duel.engine.steps import GAME_END
 
@@ -123,25 +113,20 @@ def rollout(state: GameState, rng: random.Random, policy: str, build_bias: float
         state.play(move)
 
 
-# MAST's kinds of move, a block of 100 keys each: the card built or discarded (by card, not by
-# pyramid slot), the wonder built or drafted, the token taken, the card destroyed or built from
-# the discard, the player named to start. Keys are the engine's ids, never hashes: a string's
-# hash changes from process to process, and the search must not.
-MAST_KINDS: Final = (CONSTRUCT_BUILDING, DISCARD, CONSTRUCT_WONDER, SELECT_WONDER,
-                     CHOOSE_PROGRESS_TOKEN, CHOOSE_PROGRESS_TOKEN_FROM_DISCARD, DESTROY_CARD,
-                     CONSTRUCT_FROM_DISCARD, CHOOSE_STARTING_PLAYER)
-MAST_KEYS: Final = 100 * len(MAST_KINDS)
-_MAST_BLOCK: Final[dict[str, int]] = {kind: 100 * i for i, kind in enumerate(MAST_KINDS)}
+# MAST's keys: a block of 100 for each kind of move, and in it the card built or discarded (by
+# card, not by pyramid slot), the wonder built or drafted, the token taken, the card destroyed
+# or built from the discard, or the player named to start. The engine's ids, never hashes: a
+# string's hash changes from process to process, and the search must not.
+MAST_BLOCK: Final[dict[str, int]] = {kind: 100 * i for i, kind in enumerate(MOVE_KINDS)}
+MAST_KEYS: Final = 100 * len(MOVE_KINDS)
 
 
 def mast_key(state: GameState, move: Move) -> int:
-    """What MAST averages over (see MAST_KINDS)."""
+    """What MAST averages over (see MAST_BLOCK)."""
     kind = move.kind
-    if kind == CONSTRUCT_BUILDING:
-        return state.pyramid[move.card_index]
-    if kind == DISCARD:
-        return 100 + state.pyramid[move.card_index]
-    block = _MAST_BLOCK[kind]
+    block = MAST_BLOCK[kind]
+    if kind == CONSTRUCT_BUILDING or kind == DISCARD:
+        return block + state.pyramid[move.card_index]
     if move.wonder:
         return block + WONDER_IDS[move.wonder]
     if move.token:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from duel.agents.mcts import MAST_KEYS, Mast, MCTSAgent, Node, iterate, mast_key
+from duel.agents.mcts import MAST_BLOCK, MAST_KEYS, Mast, MCTSAgent, Node, iterate, mast_key
 from duel.engine import InfoSet, new_game, seat_view
 from duel.engine.moves import CONSTRUCT_BUILDING, CONSTRUCT_WONDER, DISCARD
 from duel.engine.state import GameState
@@ -28,12 +28,10 @@ def test_a_key_names_the_card_or_the_wonder_not_the_pyramid_slot() -> None:
     for m in moves:
         k = mast_key(state, m)
         assert 0 <= k < MAST_KEYS
-        if m.kind == CONSTRUCT_BUILDING:
-            assert k == state.pyramid[m.card_index]
-        elif m.kind == DISCARD:
-            assert k == 100 + state.pyramid[m.card_index]
-        elif m.kind == CONSTRUCT_WONDER:
-            assert 200 <= k < 300
+        block = MAST_BLOCK[m.kind]
+        assert block <= k < block + 100
+        if m.kind in (CONSTRUCT_BUILDING, DISCARD):
+            assert k == block + state.pyramid[m.card_index]
     builds = [mast_key(state, m) for m in moves if m.kind == CONSTRUCT_BUILDING]
     discards = [mast_key(state, m) for m in moves if m.kind == DISCARD]
     assert len(set(builds)) == len(builds) and len(set(discards)) == len(discards)
