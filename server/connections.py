@@ -4,9 +4,11 @@ held open for ever) and how long they may be, the uvicorn settings `duel serve` 
 its way of stopping.
 
 The HTTP parser is httptools (llhttp, in C) when it is installed, as uvicorn itself prefers:
-it halves the parsing cost of h11, which was a sixth of a move's server time under load (py-spy,
-`duel bench server`). h11 (pure Python) is the fallback and `--http h11` asks for it; both
-parsers get the same two limits, and tests/server/test_connections.py runs against both."""
+h11's parsing was a sixth of a move's server time under load, httptools's about a third of that
+(py-spy, `duel bench server`). h11 (pure Python) is the fallback and `--http h11` asks for it.
+Both get the header timeout. A head over MAX_HEAD is refused by h11 itself while incomplete
+(400) and by our own count with httptools (431), which sets no limit of its own;
+tests/server/test_connections.py runs against both."""
 
 from __future__ import annotations
 
@@ -55,8 +57,8 @@ class _Timer:
 
 
 def h11_protocol(seconds: float) -> type[H11Protocol]:
-    """uvicorn's h11 protocol with the header timeout (h11 limits the head's size itself,
-    answering 400)."""
+    """uvicorn's h11 protocol with the header timeout (h11 refuses an incomplete head over
+    MAX_HEAD itself, `h11_max_incomplete_event_size`, answering 400)."""
 
     class HeaderTimeout(_Timer, H11Protocol):
         header_seconds = seconds
