@@ -36,7 +36,8 @@ EXTERNAL = "external"  # the seat of a bot that plays over HTTP with its token
 PUBLIC_PARAMS: dict[str, tuple[str, ...]] = {
     "random": (),
     "rule": (),
-    "mcts": ("iterations", "time", "c", "rollout", "build_bias", "margin", "seed", "workers"),
+    "mcts": ("iterations", "time", "c", "rollout", "epsilon", "build_bias", "margin", "seed",
+             "workers"),
     "dqn": (),
 }
 PUBLIC_HELP = {"dqn": "the shipped deep-Q network (ONNX); model files are the operator's"}
