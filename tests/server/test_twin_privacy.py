@@ -151,7 +151,7 @@ CODE = "Tw1n"
 
 
 @pytest.fixture
-def servers(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+def twin_servers(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     """Two servers of their own, whose games all get the code CODE."""
     import server.manager
 
@@ -162,10 +162,10 @@ def servers(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_twin_games_answer_every_requester_alike(servers: tuple[TestClient, TestClient], seed: int
-                                                 ) -> None:
+def test_twin_games_answer_every_requester_alike(
+        twin_servers: tuple[TestClient, TestClient], seed: int) -> None:
     deal = new_game(seed).deal
-    games = (Twin(servers[0], deal, "external"), Twin(servers[1], twin(deal), "external"))
+    games = (Twin(twin_servers[0], deal, "external"), Twin(twin_servers[1], twin(deal), "external"))
     assert normal(json.dumps(games[0].created["state"]), games[0].code) == \
         normal(json.dumps(games[1].created["state"]), games[1].code)
     for g in games:
@@ -180,7 +180,7 @@ def test_twin_games_answer_every_requester_alike(servers: tuple[TestClient, Test
         same(games[0].answers(requesters(games[0])), games[1].answers(requesters(games[1])),
              f"after {plies} moves")
     # Only the operator reads a running game's deal.
-    seen = servers[0].get(f"/games/{CODE}/transcript?partial=true",
+    seen = twin_servers[0].get(f"/games/{CODE}/transcript?partial=true",
                           headers=bearer(OPERATOR)).text
     header = json.loads(seen.splitlines()[0])
     assert header["deal"] == deal.to_json() and "sealed" not in header
@@ -205,13 +205,13 @@ def test_twin_games_answer_every_requester_alike(servers: tuple[TestClient, Test
         assert json.loads(full.splitlines()[0])["deal"] == d.to_json()
 
 
-def test_twin_games_against_mcts_decide_alike(servers: tuple[TestClient, TestClient]) -> None:
+def test_twin_games_against_mcts_decide_alike(twin_servers: tuple[TestClient, TestClient]) -> None:
     """An MCTS seat (a fixed number of iterations, the server's seed) searches from its view:
     in twin games it makes the same moves with the same statistics, and every requester's
     answers stay alike."""
     deal = new_game(11).deal
     spec = "mcts:iterations=40"
-    games = (Twin(servers[0], deal, spec), Twin(servers[1], twin(deal), spec))
+    games = (Twin(twin_servers[0], deal, spec), Twin(twin_servers[1], twin(deal), spec))
     rng = random.Random(11)
     for plies in (4, 9, 16):
         play_same(games, plies, rng)
