@@ -267,6 +267,8 @@ def bench_server(clients: int, seconds: float, db: str | None = None,
             sys.executable, "-m", "duel.cli", "serve", "--port", str(port),
             "--db", db or os.path.join(folder, "bench.db"), "--log-level", "warning",
             "--rate", "100000", "--burst", "100000",
+            # Its bots all come from 127.0.0.1: the per-address shares are the global ones.
+            "--connections-per-address", "999", "--streams-per-address", "999",
             "--create-per-minute", "100000", "--create-burst", "100000"]))
         bases.append(f"http://127.0.0.1:{port}")
     try:
