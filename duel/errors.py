@@ -53,6 +53,11 @@ class PriceTableError(DuelError, ValueError):
     """The DUEL_PRICES file cannot be read or has a malformed entry."""
 
 
+class BenchError(DuelError, RuntimeError):
+    """A benchmark that could not measure what it measures (a server that did not start, a
+    pure build that failed, positions that could not be found)."""
+
+
 class UsageError(DuelError):
     """Bad input that a parser cannot see (a file, a combination of options), on the command
     line or in a request."""

@@ -77,7 +77,7 @@ def move_text(before: GameState, move: Move, after: GameState) -> str:
     return text
 
 
-def move_line(ply: int, before: GameState, move: Move, after: GameState) -> str:
+def numbered_line(ply: int, before: GameState, move: Move, after: GameState) -> str:
     text = move_text(before, move, after)
     age_note = f" [Age {after.age} begins]" if after.age != before.age else ""
     return f"{ply:3d}. Age {before.age} {text}  ({status(after)}){age_note}"

@@ -20,14 +20,14 @@ from multiprocessing.context import BaseContext
 from typing import Any, TypeVar
 
 from duel.errors import BusyError, DeadlineError
-from duel.orphans import die_with_parent, mark_parent
+from duel.util.orphans import die_with_parent, mark_parent
 
 T = TypeVar("T")
 STARTUP = 60.0  # seconds a new worker may take to start: the machine may be loaded
 CLOSE_WAIT = 2.0  # seconds the killed workers' executors get to wind down on close
-# Imported once by the fork server, not by every worker; duel.orphans makes the fork server die
+# Imported once by the fork server, not by every worker; duel.util.orphans makes the fork server die
 # with the server (see _context).
-PRELOAD = ["duel.orphans", "duel.agents.builtin"]
+PRELOAD = ["duel.util.orphans", "duel.agents.builtin"]
 
 
 def _detach() -> None:

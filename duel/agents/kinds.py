@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from duel.agents.base import Agent
 from duel.errors import SpecError
-from duel.numbers import SEED_MAX, ascii_float, ascii_int
+from duel.util.numbers import SEED_MAX, ascii_float, ascii_int
 
 Builder = TypeVar("Builder", bound=Callable[..., Any])
 

@@ -51,7 +51,8 @@ from duel.engine.data import CARD_IDS, TOKEN_IDS, WONDER_IDS
 from duel.engine.moves import CONSTRUCT_BUILDING, DISCARD, MOVE_KINDS
 from duel.engine.state import GameState
 from duel.engine.steps import GAME_END
-from duel.orphans import die_with_parent
+from duel.errors import SpecError
+from duel.util.orphans import die_with_parent
 
 
 @contextmanager
@@ -246,25 +247,25 @@ class MCTSAgent:
                  epsilon: float = 0.3,
                  seed: int = -1, workers: int = 1, reuse: int = 1) -> None:
         if iterations < 0:
-            raise ValueError(f"iterations must be >= 0, got {iterations}")
+            raise SpecError(f"iterations must be >= 0, got {iterations}")
         if not (time >= 0 and math.isfinite(time)):
-            raise ValueError(f"time must be >= 0 seconds, got {time}")
+            raise SpecError(f"time must be >= 0 seconds, got {time}")
         if not (c >= 0 and math.isfinite(c)):
-            raise ValueError(f"c must be >= 0, got {c}")
+            raise SpecError(f"c must be >= 0, got {c}")
         if rollout not in ("uniform", "heuristic", "mast"):
-            raise ValueError("rollout must be 'uniform', 'heuristic' or 'mast'")
+            raise SpecError("rollout must be 'uniform', 'heuristic' or 'mast'")
         if not 0 <= epsilon <= 1:
-            raise ValueError(f"epsilon must be between 0 and 1, got {epsilon}")
+            raise SpecError(f"epsilon must be between 0 and 1, got {epsilon}")
         if not 0 <= build_bias <= 1:
-            raise ValueError(f"build_bias must be between 0 and 1, got {build_bias}")
+            raise SpecError(f"build_bias must be between 0 and 1, got {build_bias}")
         if not 0 <= margin <= 1:
-            raise ValueError(f"margin must be between 0 and 1, got {margin}")
+            raise SpecError(f"margin must be between 0 and 1, got {margin}")
         if seed < -1:
-            raise ValueError(f"seed must be >= 0, or -1 for the match's generator; got {seed}")
+            raise SpecError(f"seed must be >= 0, or -1 for the match's generator; got {seed}")
         if workers < 1:
-            raise ValueError(f"workers must be >= 1, got {workers}")
+            raise SpecError(f"workers must be >= 1, got {workers}")
         if reuse not in (0, 1):
-            raise ValueError(f"reuse must be 0 or 1, got {reuse}")
+            raise SpecError(f"reuse must be 0 or 1, got {reuse}")
         if iterations <= 0 and time <= 0:
             iterations = 1000
         self.spec = "mcts"

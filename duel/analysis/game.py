@@ -24,13 +24,14 @@ from typing import Any
 
 from duel import __version__
 from duel.engine import RULES_VERSION, GameState, Move, Perspective
+from duel.engine.decisions import decision_kind
 from duel.errors import UsageError
 from duel.narrate import move_text
 from duel.records import mover_view_hash
 from duel.transcripts import Transcript, check_result, initial_state, read, replay
 
 from . import sidecar
-from .decision import Decision, decision_kind
+from .decision import AnalysedDecision
 from .search import MoveValue, Settings, decision_seed, evaluate
 from .summary import BLUNDER, MISTAKE, curve, seat_summary
 
@@ -49,7 +50,7 @@ class Analysis:
     result: dict[str, Any]  # the footer's winner and victory
     settings: Settings
     seats: tuple[int, ...]  # the players analysed
-    decisions: list[Decision]
+    decisions: list[AnalysedDecision]
     forced: dict[int, int]  # decisions skipped (one legal move), by player
     seconds: float = 0.0
     jobs: int = 1
@@ -81,7 +82,7 @@ class Analysis:
         seats = tuple(obj["analysed_seats"])
         return Analysis(obj["transcript"]["file"], obj["transcript"]["sha256"], obj["players"],
                         obj["result"], Settings.from_json(obj["settings"]), seats,
-                        [Decision.from_json(d) for d in obj["decisions"]],
+                        [AnalysedDecision.from_json(d) for d in obj["decisions"]],
                         {p: obj["seats"][str(p)]["forced"] for p in seats}, obj["seconds"],
                         obj["jobs"], obj["duel_version"], obj["rules_version"])
 
@@ -168,13 +169,13 @@ def _map(tasks: Sequence[_Task], jobs: int, progress: bool
 
 
 def _decision(task: _Task, before: GameState, values: list[MoveValue], iterations: int
-              ) -> Decision:
+              ) -> AnalysedDecision:
     """A search's result, back in true labels and with the moves in words."""
     seen = Perspective.to_move(before)
     moves = tuple(v.relabelled(seen.move_in(v.move)) for v in values)
     played = seen.move_in(task.played)
     best = moves[0].move
-    return Decision(
+    return AnalysedDecision(
         ply=task.ply, player=before.current_player, step=before.step_name,
         kind=decision_kind(before.step_name, played), age=before.age,
         view_hash=mover_view_hash(before), iterations=iterations,

@@ -69,7 +69,7 @@ def on_ray(todo: list[tuple[Path, tuple[int, ...]]], settings: Settings, ray: st
            ) -> Iterator[tuple[Path, dict[str, Any]]]:
     """Each transcript's analysis (of its seats) as a task of the Ray cluster at `ray`, as
     each comes back."""
-    from duel.cluster import RayPool, connect
+    from duel.runs.cluster import RayPool, connect
 
     connect(ray)
     remote = RayPool(analyse_elsewhere)

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from .data import BROWN, CARDS, COLOR_NAMES, GREY, TOKEN_NAMES, WONDER_IDS, WONDERS
 from .layout import COVERED_BY
@@ -21,8 +21,10 @@ from .moves import (
     SELECT_WONDER,
     Move,
 )
-from .state import GameState
 from .steps import DESTROY_BROWN, GAME_END, STEP_NAMES
+
+if TYPE_CHECKING:  # state.py asks this module why a move is illegal: no runtime import back
+    from .state import GameState
 
 # The moves each step accepts (the prompt's table plus CHOOSE_STARTING_PLAYER), by step id.
 STEP_MOVES: Final = (

@@ -2,8 +2,8 @@
 
 :data:`MOVE_FIELDS` and :data:`MOVE_DATA` say which moveData keys each move kind has, of which JSON
 type and with which values. :meth:`Move.from_json` checks a move against them; the published move
-schema (``duel.schemas.build``) and the LLM's structured-output schema (``duel.agents.llm.schema``)
-are built from them, so the three cannot disagree.
+schema (``duel.schemas.generate``) and the LLM's structured-output schema
+(``duel.agents.llm.schema``) are built from them, so the three cannot disagree.
 """
 
 from __future__ import annotations

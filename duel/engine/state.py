@@ -646,7 +646,7 @@ class GameState:
     # ------------------------------------------------------------------ explanations
     def why_illegal(self, move: Move) -> str:
         """A sentence in the game's words saying why `move` is not legal here."""
-        from .explain import why_illegal  # explain reads this module: imported when needed
+        from .explain import why_illegal  # imported when needed: a refusal's words
 
         return why_illegal(self, move)
 

@@ -31,6 +31,7 @@ from duel.engine.moves import (
     SELECT_WONDER,
 )
 from duel.engine.steps import STEP_IDS, STEP_NAMES
+from duel.errors import InvalidMoveError
 
 SLOTS: Final = 20
 N_CARDS: Final = len(CARD_NAMES)
@@ -73,7 +74,7 @@ def action_of(move: Move) -> int:
         return A_FROM_DISCARD + CARD_IDS[move.card_name]
     if k == CHOOSE_STARTING_PLAYER:
         return A_START + move.player_number - 1
-    raise ValueError(f"no action for move kind {k!r}")
+    raise InvalidMoveError(f"no action for move kind {k!r}")
 
 
 def _decode(a: int) -> Move:
@@ -103,7 +104,7 @@ MOVES: Final = tuple(_decode(a) for a in range(N_ACTIONS))
 def move_of(action: int) -> Move:
     """The move an action number stands for (in the seat's labels)."""
     if not 0 <= action < N_ACTIONS:
-        raise ValueError(f"action {action} is outside 0..{N_ACTIONS - 1}")
+        raise InvalidMoveError(f"action {action} is outside 0..{N_ACTIONS - 1}")
     return MOVES[action]
 
 

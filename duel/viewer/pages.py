@@ -11,6 +11,7 @@ import json
 from importlib import resources
 from typing import Any
 
+from duel.errors import InvalidStateError
 from duel.viewer.catalogue import catalogue
 
 
@@ -35,7 +36,7 @@ def with_nonce(page: str, nonce: str | None) -> str:
     if nonce is None:
         return page
     if not nonce.replace("-", "").replace("_", "").isalnum():
-        raise ValueError(f"a nonce is base64url, not {nonce!r}")
+        raise InvalidStateError(f"a nonce is base64url, not {nonce!r}")
     return (page.replace("<script>", f'<script nonce="{nonce}">')
             .replace("<style>", f'<style nonce="{nonce}">'))
 

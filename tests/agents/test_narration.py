@@ -17,14 +17,14 @@ def test_match_cli_prints_a_readable_log(capsys) -> None:  # type: ignore[no-unt
 
 
 def test_move_lines_name_prices_military_and_turn_order() -> None:
-    from duel.narrate import military, move_line
+    from duel.narrate import military, numbered_line
 
     result = play_match("rule", "rule", seed=6)
     state = new_game(6)
     lines = []
     for r in result.records:
         after = state.apply(r.move)
-        lines.append(move_line(r.ply, state, r.move, after))
+        lines.append(numbered_line(r.ply, state, r.move, after))
         if r.move.kind == "DISCARD":
             assert " and gained " in lines[-1] and " for " not in lines[-1].split("(")[0]
         if after.age != state.age:

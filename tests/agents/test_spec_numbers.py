@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from duel.agents.spec import make_agent
 from duel.cli import main
 from duel.errors import SpecError
-from duel.numbers import SEED_MAX, ascii_float, ascii_int, seed
+from duel.util.numbers import SEED_MAX, ascii_float, ascii_int, seed
 
 
 @pytest.mark.parametrize("spec", [

@@ -43,7 +43,7 @@ def test_tournament_with_two_processes(capsys) -> None:  # type: ignore[no-untyp
 
 
 def test_tournament_resumes_after_a_kill_mid_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from duel.tournament import run
+    from duel.runs.tournament import run
 
     out = tmp_path / "t"
     run("rule", "random", 2, seed=3, out=str(out), progress=False)
@@ -65,7 +65,7 @@ def test_tournament_resumes_after_a_kill_mid_line(tmp_path) -> None:  # type: ig
 
 
 def test_tournament_specs_are_normalised_and_self_play_keeps_both_seats(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from duel.tournament import run
+    from duel.runs.tournament import run
 
     # A spec with stray spaces is recorded stripped; A is still told from B.
     s = run(" rule ", "random", 4, seed=1, progress=False)
@@ -86,7 +86,7 @@ def test_tournament_specs_are_normalised_and_self_play_keeps_both_seats(tmp_path
 
 def test_tournament_report_counts_draws_and_forfeits() -> None:
     from duel.records import GameSummary
-    from duel.tournament import Standings
+    from duel.runs.tournament import Standings
 
     s = Standings("a", "b")
     base = {"player1": "a", "player2": "b", "scores": [50, 40], "moves": 60, "seconds": 1.0}

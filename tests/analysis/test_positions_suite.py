@@ -19,9 +19,9 @@ from duel.analysis import analyse_file, load_analysis
 from duel.cli import main
 from duel.engine import Move
 from duel.errors import UsageError
+from duel.grading.positions.extract import extract, select
+from duel.grading.positions.suite import check, engine_legal, load, write
 from duel.schemas import schema
-from duel.suites.extract import extract, select
-from duel.suites.suite import check, engine_legal, load, write
 from duel.transcripts import read
 
 
@@ -168,7 +168,7 @@ def test_a_malformed_suite_is_refused_with_a_clear_error(tmp_path: Path,
 
 def test_selection_draws_the_same_positions_whatever_the_input_order(played: list[Path]
                                                                      ) -> None:
-    from duel.suites.extract import candidates
+    from duel.grading.positions.extract import candidates
 
     found = []
     for number, path in enumerate(played):

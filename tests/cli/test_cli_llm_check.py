@@ -22,9 +22,9 @@ from helpers.fake_llm_server import (
     openai_reply,
 )
 
+from duel.agents.llm.check import DECISIONS_PER_SEAT, position, report_text
 from duel.cli import main
 from duel.engine import InfoSet, Move
-from duel.llmcheck import DECISIONS_PER_SEAT, position, report_text
 from duel.prompts import get_variant
 
 ROOT = Path(__file__).resolve().parents[2]

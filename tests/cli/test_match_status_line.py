@@ -13,8 +13,8 @@ from helpers.fake_llm_agent import FakeLLMSeat, registered
 
 from duel.agents.base import RandomAgent
 from duel.cli import main
+from duel.cli.status import CLEAR, StatusLine, match_status, seat_label
 from duel.narrate import THINKING_CHARS, clip, llm_lines
-from duel.status import CLEAR, StatusLine, match_status, seat_label
 
 
 class Clock:

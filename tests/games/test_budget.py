@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
 
-from duel.budget import Budget, GameCost
 from duel.cli import main
 from duel.engine import InfoSet
 from duel.errors import UsageError
-from duel.grading import game_path
-from duel.schedule import Gate
+from duel.grading.games import game_path
+from duel.runs.budget import Budget, GameCost
+from duel.runs.schedule import Gate
 from duel.transcripts import read
 
 # Every call of the fake reports 1,200 input and 20 output tokens: $0.00122 at $1 per million.

@@ -15,7 +15,7 @@ from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
 from duel.cli import main
 from duel.engine import InfoSet
 from duel.prompts import get_variant
-from duel.ratings import bradley_terry, collect, rate
+from duel.runs.ratings import bradley_terry, collect, rate
 from duel.stats import bootstrap_ci, paired_permutation_p, wilson
 from duel.transcripts import check_result, initial_state, read, replay
 

@@ -18,8 +18,8 @@ from duel.analysis import load_analysis
 from duel.analysis.summary import BLUNDER
 from duel.cli import main
 from duel.engine import InfoSet
-from duel.grading import game_path
-from duel.grading_quality import SeatLosses, quality_row
+from duel.grading.games import game_path
+from duel.grading.quality import SeatLosses, quality_row
 from duel.stats import mean
 
 

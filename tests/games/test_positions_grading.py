@@ -17,10 +17,10 @@ from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
 from helpers.suites import make_suite
 
 from duel.cli import main
+from duel.grading.positions.grade import answer_path, read_answer
+from duel.grading.positions.suite import Position, Suite
 from duel.prompts import get_variant
 from duel.records import view_hash
-from duel.suites.grade import answer_path, read_answer
-from duel.suites.suite import Position, Suite
 
 PRICES = {"fake": {"input": 1.0, "output": 1.0}}  # $0.00122 a call of the fake
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from helpers.fake_llm_agent import registered
 
+from duel.agents.llm.totals import checked_totals, combine
 from duel.errors import InvalidStateError
-from duel.grading import GameOutcome, markdown, summarise, to_csv
+from duel.grading.games import GameOutcome, markdown, summarise, to_csv
 from duel.records import GameSummary, read_games
-from duel.totals import checked_totals, combine
-from duel.tournament import Standings, run
+from duel.runs.tournament import Standings, run
 
 
 def seat_totals(moves: int, reasoning_tokens: int | None, reasoning: str | None = None,

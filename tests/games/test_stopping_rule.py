@@ -16,8 +16,24 @@ import random
 import pytest
 
 from duel.errors import UsageError
-from duel.grading import BASELINE, NULL_VARIANT, Plan, holders, paired_diffs, verdicts
-from duel.sequential import DIFFERENT, NO_DIFFERENCE, OPEN, Design, boundaries, decide, z_score
+from duel.grading.games import (
+    BASELINE,
+    NULL_VARIANT,
+    GradeTask,
+    Plan,
+    holders,
+    paired_diffs,
+    verdicts,
+)
+from duel.grading.sequential import (
+    DIFFERENT,
+    NO_DIFFERENCE,
+    OPEN,
+    Design,
+    boundaries,
+    decide,
+    z_score,
+)
 
 RUNS = 2000
 ALPHA = 0.05
@@ -34,10 +50,10 @@ def fake_points(rng: random.Random, win: dict[str, float], deals: int, seed: int
         for variant, p in win.items():
             for seat, shift in ((1, tilt), (2, -tilt)):
                 if rng.random() < 0.04:
-                    points[(variant, deal, seat)] = 0.5
+                    points[GradeTask(variant, deal, seat)] = 0.5
                 else:
                     q = min(1.0, max(0.0, p + shift))
-                    points[(variant, deal, seat)] = 1.0 if rng.random() < q else 0.0
+                    points[GradeTask(variant, deal, seat)] = 1.0 if rng.random() < q else 0.0
     return points
 
 
@@ -131,9 +147,9 @@ def test_the_statistic_and_the_decisions_at_the_looks() -> None:
 def test_a_deal_counts_once_all_four_of_its_games_have_finished() -> None:
     points = {(v, d, s): 1.0 if v == "x" else 0.0 for v in ("x", BASELINE)
               for d in (3, 4, 6) for s in (1, 2)}
-    points[("x", 4, 2)] = 0.5
+    points[GradeTask("x", 4, 2)] = 0.5
     assert paired_diffs(points, "x", 3, 10) == [1.0, 0.75]  # deal 5 is missing: stop there
-    del points[(BASELINE, 3, 1)]
+    del points[GradeTask(BASELINE, 3, 1)]
     assert paired_diffs(points, "x", 3, 10) == []
 
 

@@ -13,7 +13,7 @@ import pytest
 from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
 
 from duel.agents.llm.local import LocalServer
-from duel.bench_local import bench_local, candidate_spec, positions, quotas, table
+from duel.bench.local import bench_local, candidate_spec, positions, quotas, table
 from duel.errors import SpecError
 
 

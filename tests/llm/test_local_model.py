@@ -12,7 +12,7 @@ import pytest
 from duel.agents import make_agent
 from duel.agents.llm.agent import EMPTY, ILLEGAL, OK, SCHEMA, TRUNCATED, UNPARSABLE
 from duel.agents.llm.local import MODEL_SHA256, LocalServer, assemble_model, sha256_file
-from duel.bench_local import positions
+from duel.bench.local import positions
 from duel.engine import new_game
 from duel.engine.perspective import Perspective
 from duel.errors import LLMConfigError

@@ -52,7 +52,7 @@ from duel.engine.moves import (
     DISCARD,
     SELECT_WONDER,
 )
-from duel.errors import LLMConfigError, RequestError, TransportError
+from duel.errors import LLMConfigError, RequestError, SpecError, TransportError
 from duel.prompts import Variant
 
 OK = "OK"
@@ -121,20 +121,20 @@ class LLMAgent:
                  endpoint: str = "", *, settings: Settings | None = None,
                  model_reasons: bool = False, constrain: str = "shape") -> None:
         if fallback not in FALLBACKS:
-            raise ValueError(f"fallback must be one of {', '.join(FALLBACKS)}")
+            raise SpecError(f"fallback must be one of {', '.join(FALLBACKS)}")
         if max_attempts < 1:
-            raise ValueError("max_attempts must be at least 1")
+            raise SpecError("max_attempts must be at least 1")
         if settings is None:
             settings = replace(provider_defaults(provider), temperature=temperature,
                                max_tokens=max_tokens)
         if settings.max_tokens < 1:
-            raise ValueError("max_tokens must be at least 1")
+            raise SpecError("max_tokens must be at least 1")
         if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
+            raise SpecError("concurrency must be at least 1")
         if constrain not in CONSTRAINTS:
-            raise ValueError(f"constrain must be one of {', '.join(CONSTRAINTS)}")
+            raise SpecError(f"constrain must be one of {', '.join(CONSTRAINTS)}")
         if transport_retries < 0 or backoff < 0:
-            raise ValueError("transport_retries and backoff must not be negative")
+            raise SpecError("transport_retries and backoff must not be negative")
         self.prices = price_table()  # read once: a bad DUEL_PRICES file fails here, not mid-game
         self.provider = provider
         self.variant = variant

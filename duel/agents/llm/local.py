@@ -15,19 +15,18 @@ import hashlib
 import importlib
 import importlib.util
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
-import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from duel.agents.llm.adapt import Settings
 from duel.agents.llm.providers import OpenAIProvider, Reply
-from duel.errors import LLMConfigError, SpecError
+from duel.errors import DuelError, LLMConfigError, SpecError
+from duel.util.files import PARTIAL
+from duel.util.net import free_port, wait_ready
 
 MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
@@ -85,7 +84,7 @@ def assemble_model(parts: list[Path] | None = None, target: Path | None = None,
         target.unlink()
     parts = parts if parts is not None else part_paths()
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, suffix=".part")
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, suffix=PARTIAL)
     tmp = Path(tmp_name)
     try:
         h = hashlib.sha256()
@@ -105,12 +104,6 @@ def assemble_model(parts: list[Path] | None = None, target: Path | None = None,
             tmp.unlink()
     return target
 
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 class LocalServer:
@@ -174,23 +167,14 @@ class LocalServer:
             if not self._atexit:
                 atexit.register(self.stop)
                 self._atexit = True
-            # straight to the loopback port, whatever proxy the environment names
-            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                if self.process.poll() is not None:
-                    status = self.process.returncode
-                    self.process = None
-                    raise LLMConfigError(f"the llama.cpp server exited with status {status}; "
-                                         f"see {self.log_path}")
-                try:
-                    with opener.open(self.base_url + "/models", timeout=2):
-                        return self.base_url
-                except OSError:
-                    time.sleep(0.5)
-            self.stop()
-            raise LLMConfigError(f"the llama.cpp server did not start in {timeout:.0f} s; "
-                                 f"see {self.log_path}")
+            process = self.process
+            try:
+                wait_ready(self.base_url + "/models", timeout, "the llama.cpp server",
+                           alive=lambda: process.poll() is None, interval=0.5)
+            except DuelError as exc:
+                self.stop()
+                raise LLMConfigError(f"{exc}; see {self.log_path}") from None
+            return self.base_url
 
     def stop(self) -> None:
         """Stop the server (at exit too); a later move starts it again."""

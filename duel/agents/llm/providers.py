@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from duel.agents.llm.adapt import MODES, Settings
 from duel.agents.llm.models import ANSWER_TOKENS
 from duel.agents.llm.schema import structured_schema
-from duel.errors import LLMConfigError, RequestError, TransportError
+from duel.errors import LLMConfigError, RequestError, SpecError, TransportError
 
 TOOL_NAME = "play_move"
 TOOL_DESCRIPTION = "Play your move in 7 Wonders Duel."
@@ -154,7 +154,7 @@ class OpenAIProvider:
         import openai
 
         if mode not in MODES:
-            raise ValueError("mode must be json_schema, tool, json_object or text")
+            raise SpecError("mode must be json_schema, tool, json_object or text")
         self.name = name
         self.model = model
         self.mode = mode
