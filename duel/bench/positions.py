@@ -21,10 +21,9 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Final
 
 from duel.agents.spec import make_agent
+from duel.grading.positions.suite import Position, Suite
 from duel.grading.sequential import z_score
 from duel.stats import bootstrap_ci, mean, paired_permutation_p
-
-from .suite import Position, Suite
 
 SIZES: Final = (10, 20, 30, 50, 75, 100, 150, 200, 300, 400, 600, 800, 1000, 1500, 2000, 3000)
 POWER: Final = 0.8

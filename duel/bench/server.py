@@ -49,8 +49,11 @@ def bench_server(clients: int, seconds: float, db: str | None = None,
         bases.append(f"http://127.0.0.1:{port}")
     try:
         for base, proc in zip(bases, procs, strict=True):
+            def alive(p: subprocess.Popen[bytes] = proc) -> bool:
+                return p.poll() is None
+
             try:
-                wait_ready(base + "/openapi.json", 30, alive=lambda p=proc: p.poll() is None)
+                wait_ready(base + "/openapi.json", 30, alive=alive)
             except DuelError as exc:
                 raise BenchError(str(exc)) from None
         posts: list[float] = []

@@ -448,7 +448,7 @@ def sequential_section(plan: Plan, rows: list[GameOutcome]) -> str:
              "of each, from the first deal on), z is the sum of the n paired differences over "
              "the square root of the sum of their squares.", "", stop, "",
              ]
-    rows = []
+    table: list[dict[str, str]] = []
     for v, verdict in found.items():
         looks = verdict.looks
         where = f"look {len(looks)}, {looks[-1].deals} deals" if looks else "no look yet"
@@ -457,10 +457,10 @@ def sequential_section(plan: Plan, rows: list[GameOutcome]) -> str:
         decision = verdict.decision
         if decision == DIFFERENT:
             decision += " (better)" if looks[-1].z > 0 else " (worse)"
-        rows.append({"variant": v, "decision": decision, "where": where, "z": z,
+        table.append({"variant": v, "decision": decision, "where": where, "z": z,
                      "boundary": bound, "mean difference": f"{verdict.mean_diff:+.3f}",
                      "z at each look": ", ".join(f"{x.z:+.2f}" for x in looks) or "—"})
-    lines += [tables.markdown(rows), "",
+    lines += [tables.markdown(table), "",
               "A variant is different from the baseline at the first look where |z| reaches "
               "the boundary; at the maximum number of deals without that, no difference is "
               "shown. The null variant is tested at the same per-variant alpha: it is wrongly "

@@ -22,8 +22,8 @@ from helpers.fake_llm_server import (
     openai_reply,
 )
 
-from duel.agents.llm.check import DECISIONS_PER_SEAT, position, report_text
 from duel.cli import main
+from duel.cli.llm import DECISIONS_PER_SEAT, position, report_text
 from duel.engine import InfoSet, Move
 from duel.prompts import get_variant
 

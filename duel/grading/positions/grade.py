@@ -197,10 +197,9 @@ def run(suite_path: str | Path, variants: list[str], model: str, out: str | Path
         found = _kept(answer_path(folder, task.variant, task.position), model, task.variant)
         if found is not None:
             earlier[task] = found.cost
-    campaign = Campaign(ask, lambda t: (agents[t.variant], t.variant, by_id[t.position],
-                                        folder),
-                        lambda t, answer: answer.cost, group=lambda t: t.variant,
-                        unit="answer")
+    campaign: Campaign[AnswerTask, Answer] = Campaign(
+        ask, lambda t: (agents[t.variant], t.variant, by_id[t.position], folder),
+        lambda t, answer: answer.cost, group=lambda t: t.variant, unit="answer")
     notes = campaign_run(campaign, tasks, earlier, budget, jobs, progress)
     return suite, RunOutcome(notes)
 
