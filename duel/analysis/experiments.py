@@ -22,8 +22,7 @@ import os
 import random
 import re
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations, pairwise
@@ -32,8 +31,10 @@ from typing import TypeVar
 
 from duel.engine import GameState, Move, Perspective
 from duel.errors import UsageError
+from duel.runs import schedule
 from duel.stats import bootstrap_stat_ci, wilson
 from duel.util.files import PARTIAL
+from duel.util.parallel import parallel_map
 
 from .calibration import Forecast
 from .efficiency import Separation, separation
@@ -83,7 +84,7 @@ def round_robin(players: Sequence[str], deals: int, seed: int) -> list[Game]:
 
 def seat_swapped(a: str, b: str, pairs: int, seed: int) -> list[Game]:
     """`pairs` deals, each played twice: `a` as player 1, then as player 2."""
-    return [Game(seed + i, *order) for i in range(pairs) for order in ((a, b), (b, a))]
+    return [Game(*game) for game in schedule.seat_swapped(a, b, 2 * pairs, seed)]
 
 
 def mixed(pairings: Sequence[tuple[str, str]], games: int, seed: int) -> list[Game]:
@@ -92,20 +93,6 @@ def mixed(pairings: Sequence[tuple[str, str]], games: int, seed: int) -> list[Ga
     k = len(pairings)
     return [Game(seed + i, *(pairings[i % k] if (i // k) % 2 == 0
                              else pairings[i % k][::-1])) for i in range(games)]
-
-
-def _map(fn: Callable[[T], R], tasks: Sequence[T], jobs: int, progress: bool) -> list[R]:
-    """`fn` over `tasks` in `jobs` processes; results in the tasks' order."""
-    from tqdm import tqdm
-
-    if jobs < 1:
-        raise UsageError(f"--jobs must be at least 1, got {jobs}")
-    if jobs == 1 or len(tasks) <= 1:
-        return [fn(t) for t in tqdm(tasks, disable=not progress, unit="game", leave=False)]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(fn, t) for t in tasks]
-        return [f.result() for f in tqdm(futures, disable=not progress, unit="game",
-                                         leave=False)]
 
 
 @contextmanager
@@ -155,7 +142,7 @@ def analysed_games(games: Sequence[Game], folder: str | Path, settings: Settings
                    progress: bool = False, keep: bool = True) -> list[Analysis]:
     """Both seats of every game analysed, in the games' order (see the module docstring)."""
     tasks = [_AnalyseTask(g, str(folder), settings, keep) for g in games]
-    return _map(_analyse, tasks, jobs, progress)
+    return parallel_map(_analyse, tasks, jobs, progress, "game")
 
 
 def points(a: Analysis, player: int) -> float:
@@ -233,7 +220,7 @@ def calibration_forecasts(games: int, plies: int, settings: Settings, jobs: int,
     with _workdir(folder) as work:
         tasks = [_ForecastTask(i, g, str(work), plies, settings)
                  for i, g in enumerate(mixed(pairings, games, seed))]
-        return [f for fs in _map(_forecasts, tasks, jobs, progress) for f in fs]
+        return [f for fs in parallel_map(_forecasts, tasks, jobs, progress, "game") for f in fs]
 
 
 # --- ordering ----------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from duel.errors import UsageError
 from duel.narrate import move_text
 from duel.records import mover_view_hash
 from duel.transcripts import Transcript, check_result, initial_state, read, replay
+from duel.util.parallel import parallel_map
 
 from . import sidecar
 from .decision import AnalysedDecision
@@ -154,18 +155,12 @@ def analyse_transcript(path: str | Path, seats: Iterable[int] = SEATS_ALL,
 
 def _map(tasks: Sequence[_Task], jobs: int, progress: bool
          ) -> list[tuple[list[MoveValue], int]]:
-    """The tasks' results in the tasks' order, over `jobs` processes."""
-    from tqdm import tqdm
-
-    if jobs == 1 or len(tasks) <= 1:
-        return [_run(task) for task in tqdm(tasks, disable=not progress, unit="decision",
-                                            leave=False)]
+    """The tasks' results in the tasks' order, over `jobs` processes (MCTS's shared pool, kept
+    between analyses; made before tqdm starts its monitor thread, since the pool may fork)."""
     from duel.agents.mcts import shared_pool
 
-    pool = shared_pool(jobs)  # before tqdm starts its monitor thread: the pool may fork
-    futures = [pool.submit(_run, task) for task in tasks]
-    return [f.result() for f in tqdm(futures, disable=not progress, unit="decision",
-                                     leave=False)]
+    pool = shared_pool(jobs) if jobs > 1 and len(tasks) > 1 else None
+    return parallel_map(_run, tasks, jobs, progress, "decision", pool)
 
 
 def _decision(task: _Task, before: GameState, values: list[MoveValue], iterations: int

@@ -21,14 +21,12 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Final
 
 from duel.agents.spec import make_agent
+from duel.analysis.efficiency import bootstrap_power, units_for
 from duel.grading.positions.suite import Position, Suite
-from duel.grading.sequential import z_score
 from duel.stats import bootstrap_ci, mean, paired_permutation_p
 
 SIZES: Final = (10, 20, 30, 50, 75, 100, 150, 200, 300, 400, 600, 800, 1000, 1500, 2000, 3000)
 POWER: Final = 0.8
-Z95: Final = 1.959964
-Z80: Final = 0.841621
 DRAWS: Final = 2000
 
 
@@ -61,16 +59,6 @@ def answer_suite(spec: str, suite: Suite, seed: int, jobs: int) -> list[float]:
     return out
 
 
-def power(diffs: list[float], n: int, rng: random.Random, draws: int = DRAWS) -> float:
-    """The share of `draws` samples of n differences (with replacement) whose |z| >= 1.96."""
-    hits = 0
-    for _ in range(draws):
-        sample = [diffs[rng.randrange(len(diffs))] for _ in range(n)]
-        if abs(z_score(sample)) >= Z95:
-            hits += 1
-    return hits / draws
-
-
 def separate(a: list[float], b: list[float], seed: int = 0) -> dict[str, Any]:
     """The paired comparison of two agents' losses on the same positions, and the positions it
     takes to tell them apart (see the module docstring)."""
@@ -78,10 +66,10 @@ def separate(a: list[float], b: list[float], seed: int = 0) -> dict[str, Any]:
     sd = math.sqrt(sum((d - mean(diffs)) ** 2 for d in diffs) / (len(diffs) - 1)) \
         if len(diffs) > 1 else 0.0
     mu = mean(diffs)
-    rng = random.Random(seed)
     curve: list[tuple[int, float]] = []
     for n in SIZES:
-        p = power(diffs, n, rng) if any(diffs) else 0.0
+        p = bootstrap_power(diffs, n, resamples=DRAWS, seed=seed + n, test="sign-flip") \
+            if any(diffs) else 0.0
         curve.append((n, p))
         if p >= POWER + 0.1:
             break
@@ -93,7 +81,7 @@ def separate(a: list[float], b: list[float], seed: int = 0) -> dict[str, Any]:
             "p_value": paired_permutation_p(diffs, seed=seed),
             "same_answer": mean([1.0 if d == 0 else 0.0 for d in diffs]),
             "curve": curve, "needed": needed,
-            "normal_needed": math.ceil(((Z95 + Z80) * sd / mu) ** 2) if mu else None}
+            "normal_needed": math.ceil(units_for(mu, sd)) if mu else None}
 
 
 def text(r: dict[str, Any], a: str, b: str, suite_name: str) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import httpx
 
+from duel.agents.spec import split_spec
 from duel.errors import DuelError, SpecError
 from duel.util.net import free_port, wait_ready
 
@@ -47,8 +48,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 def seat_name(spec: str) -> str:
     """A configured agent's name for `spec` (the catalogue's rule: a letter, then letters,
     digits, '_', '.' or '-'): its kind and model, e.g. "llm-gpt-5-mini"."""
-    kind, _, rest = spec.partition(":")
-    model = rest.split(",")[0].split("@")[0].rpartition(":")[2].rpartition("/")[2]
+    parts = split_spec(spec)
+    kind, model = parts.kind, parts.model
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{kind}-{model}" if model else kind).strip("-")
     return ("a-" + name if not name[:1].isalpha() else name)[:40]
 

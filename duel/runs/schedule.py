@@ -58,3 +58,9 @@ def run_gated(tasks: Sequence[T], submit: Callable[[T], Future[Any]], jobs: int,
         done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
         for f in done:
             on_done(in_flight.pop(f), f.result())
+
+
+def seat_swapped(a: str, b: str, games: int, seed: int) -> list[tuple[int, str, str]]:
+    """`games` games on games/2 deals (seeds seed, seed+1, ...), each deal played twice, `a`
+    as player 1 and then as player 2: (seed, player 1's spec, player 2's) in playing order."""
+    return [(seed + i // 2, *((a, b) if i % 2 == 0 else (b, a))) for i in range(games)]

@@ -11,6 +11,7 @@ from duel.agents.llm.limits import LimitSpec
 from duel.agents.spec import make_agent
 from duel.runs.budget import Budget, GameCost, is_llm
 from duel.runs.campaign import Campaign
+from duel.runs.schedule import seat_swapped
 from duel.runs.campaign import run as campaign_run
 from duel.engine import Seat
 from duel.match import play_match
@@ -49,8 +50,7 @@ def play_game(seed: int, p1: str, p2: str) -> GameSummary:
 
 def schedule(a: str, b: str, games: int, seed: int) -> list[GameTask]:
     """`games` games on games/2 deals (seeds seed, seed+1, ...), each deal with both seatings."""
-    return [GameTask(i, seed + i // 2, *((a, b) if i % 2 == 0 else (b, a)))
-            for i in range(games)]
+    return [GameTask(i, *game) for i, game in enumerate(seat_swapped(a, b, games, seed))]
 
 
 @dataclass
