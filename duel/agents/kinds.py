@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from duel.agents.base import Agent
 from duel.errors import SpecError
-from duel.util.numbers import SEED_MAX, ascii_float, ascii_int
+from duel.util.numbers import ascii_float, ascii_int
 
 Builder = TypeVar("Builder", bound=Callable[..., Any])
 
@@ -84,8 +84,7 @@ def parse_params(kind: AgentKind, text: str) -> dict[str, Any]:
                     raise ValueError(raw)
                 value: Any = raw.lower() in ("true", "1")
             elif param.type is int:
-                value = ascii_int(raw.strip(), f"{kind.name}: {key}",
-                                  *((-1, SEED_MAX) if key == "seed" else ()))
+                value = ascii_int(raw.strip(), f"{kind.name}: {key}")
             elif param.type is float:
                 value = ascii_float(raw.strip(), f"{kind.name}: {key}")
             else:
