@@ -80,22 +80,22 @@ def _after(state: GameState, move: Move) -> GameState:
     return s
 
 
-def _value_after(state: GameState, seat: int, move: Move) -> float:
+def _value_after(state: GameState, index: int, move: Move) -> float:
     s = _after(state, move)
-    if s.step == CHOOSE_TOKEN and s.current == seat:
+    if s.step == CHOOSE_TOKEN and s.current == index:
         # The token choice is ours: count the best token.
-        return max(evaluate(_after(s, m), seat) for m in s.legal_moves())
-    return evaluate(s, seat)
+        return max(evaluate(_after(s, m), index) for m in s.legal_moves())
+    return evaluate(s, index)
 
 
-def _hands_a_win(state: GameState, seat: int, move: Move) -> bool:
+def _hands_a_win(state: GameState, index: int, move: Move) -> bool:
     """After `move`, the opponent moves next and a card face up before the move would give
     them supremacy."""
     after = _after(state, move)
-    if after.step != PLAY_CARD or after.current == seat:
+    if after.step != PLAY_CARD or after.current == index:
         return False
     return any((state.face_up >> slot) & 1
-               for slot in opponent_winning_cards(after, 1 - seat))
+               for slot in opponent_winning_cards(after, 1 - index))
 
 
 # Priorities as score tiers: any move of a higher priority scores above every move of a lower.
@@ -110,7 +110,7 @@ def preferences(state: GameState, moves: Sequence[Move]
     move (higher is better; see the module's priorities), the moves it picks among (ties broken
     at random) and the rule that decided. Learning agents read the scores as features."""
     moves = list(moves)
-    seat = state.current
+    index = state.current
     kind = moves[0].kind
     if kind == SELECT_WONDER:
         rank = list(_WONDER_RANK)
@@ -121,22 +121,22 @@ def preferences(state: GameState, moves: Sequence[Move]
         scores = {m: -float(rank.index(m.wonder)) for m in moves}
         return scores, [max(moves, key=scores.__getitem__)], "wonder ranking"
     if kind == CHOOSE_STARTING_PLAYER:
-        scores = {m: 0.0 if m.player_number == Seat.of_index(seat).player else -TIER
+        scores = {m: 0.0 if m.player_number == Seat.of_index(index).player else -TIER
                   for m in moves}
         return scores, [m for m in moves if scores[m] == 0.0], "start the Age"
     if state.step != PLAY_CARD:
-        return {m: _value_after(state, seat, m) for m in moves}, moves, "best after the move"
-    return _play_card(state, seat, moves)
+        return {m: _value_after(state, index, m) for m in moves}, moves, "best after the move"
+    return _play_card(state, index, moves)
 
 
-def _play_card(state: GameState, seat: int, moves: list[Move]
+def _play_card(state: GameState, index: int, moves: list[Move]
                ) -> tuple[dict[Move, float], list[Move], str]:
-    opp = 1 - seat
-    values = {m: _value_after(state, seat, m) for m in moves}
+    opp = 1 - index
+    values = {m: _value_after(state, index, m) for m in moves}
     wins = [m for m in moves if values[m] >= WIN]
     # Moves after which the opponent, next to play, could win at once with a card that is face
     # up now (a card a move turns over is unknown, and is not held against it).
-    safe = [m for m in moves if not _hands_a_win(state, seat, m)] if not wins else moves
+    safe = [m for m in moves if not _hands_a_win(state, index, m)] if not wins else moves
     if not safe:
         safe = moves
     # What each active card is worth to the opponent, if they could take it next.

@@ -179,43 +179,43 @@ def observation_space() -> spaces.Dict:
 
 
 # ---------------------------------------------------------------------------- shared helpers
-def seat_moves(state: GameState, seat: int) -> list[Move]:
-    """The legal moves of `seat` (1 or 2) in its own labels; empty unless it is to move."""
-    if state.is_terminal() or state.current_player != seat:
+def seat_moves(state: GameState, player: int) -> list[Move]:
+    """The legal moves of `player` (1 or 2) in its own labels; empty unless it is to move."""
+    if state.is_terminal() or state.current_player != player:
         return []
     legal = state.legal_moves()
-    return Perspective.of_player(seat).moves_out(legal)
+    return Perspective.of_player(player).moves_out(legal)
 
 
-def seat_observation(state: GameState, seat: int) -> Obs:
-    """What `seat` observes: its encoded view, and the mask of its legal actions (all zeros when
+def seat_observation(state: GameState, player: int) -> Obs:
+    """What `player` observes: its encoded view, and the mask of its legal actions (all zeros when
     it is not to move or the game is over)."""
-    return {"observation": encode_view(Perspective.of_player(seat).view(state)),
-            "action_mask": action_mask(seat_moves(state, seat))}
+    return {"observation": encode_view(Perspective.of_player(player).view(state)),
+            "action_mask": action_mask(seat_moves(state, player))}
 
 
-def true_move(state: GameState, seat: int, action: SupportsInt) -> Move:
-    """The move (in the true labels) that `seat` means by `action`. Raises ValueError naming the
-    action and the legal actions when it is not a legal move of that seat here."""
+def true_move(state: GameState, player: int, action: SupportsInt) -> Move:
+    """The move (in the true labels) that `player` means by `action`. Raises ValueError naming the
+    action and the legal actions when it is not a legal move of that player here."""
     a = int(action)
-    shown = seat_moves(state, seat)
+    shown = seat_moves(state, player)
     move = move_of(a) if 0 <= a < N_ACTIONS else None
     if move is None or move not in shown:
         legal = sorted(action_of(m) for m in shown)
         what = f"action {a} ({move})" if move is not None else f"action {a} (out of range)"
         if state.is_terminal():
             why = "the game is over"
-        elif state.current_player != seat:
-            why = f"player {seat} is not to move"
+        elif state.current_player != player:
+            why = f"player {player} is not to move"
         else:
             why = f"it is not legal at step {state.step_name}"
-        raise IllegalMoveError(f"{what} for player {seat}: {why}; legal actions: {legal}")
-    return Perspective.of_player(seat).move_in(move)
+        raise IllegalMoveError(f"{what} for player {player}: {why}; legal actions: {legal}")
+    return Perspective.of_player(player).move_in(move)
 
 
-def outcome(result: Result, seat: int) -> int:
-    """+1 if `seat` won, -1 if it lost, 0 for a draw."""
-    return round(2 * result.points(Seat.of_player(seat))) - 1
+def outcome(result: Result, player: int) -> int:
+    """+1 if `player` won, -1 if it lost, 0 for a draw."""
+    return round(2 * result.points(Seat.of_player(player))) - 1
 
 
 def forfeit_result(state: GameState, loser: int) -> Result:
