@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from urllib.parse import unquote_plus
 
@@ -180,20 +180,22 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400,
                limits: Limits | None = None, agents: Mapping[str, str] | None = None,
                admin_token: str | None = None,
                allowed_hosts: frozenset[str] | None = None,
-               agents_all_restricted: bool = False) -> FastAPI:
+               agents_all_restricted: bool = False,
+               sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> FastAPI:
     """The app, storing games in `db` (a path, sqlite:///PATH or postgresql://...), within
     the operator's `limits` (the defaults of `Limits` without), offering the built-in agents and the
     operator's `agents` (name -> spec; callers use them by name). With `admin_token`, the
     configured agents that reach out (`agents_all_restricted`: every configured agent) are for
     that token alone. With `allowed_hosts`, a request
-    naming another host is refused (421; server/hosts.py)."""
+    naming another host is refused (421; server/hosts.py). `sleep`: how the seats' clocks wait
+    (tests give a clock of their own)."""
     limits = limits or Limits()
     catalogue = Catalogue(agents, admin_token, agents_all_restricted)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = open_store(db, limits.lease)
-        manager = GameManager(store, limits, catalogue=catalogue)
+        manager = GameManager(store, limits, catalogue=catalogue, sleep=sleep)
         app.state.manager = manager
         await manager.start()
         try:

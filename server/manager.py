@@ -19,6 +19,7 @@ import random
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from duel.engine import Deal, Move, Seat, new_game, seat_view
@@ -43,7 +44,8 @@ FULL_RETRY = 30.0  # the retry-after of a creation refused because the server is
 
 class GameManager:
     def __init__(self, store: Store, limits: Limits | None = None,
-                 catalogue: Catalogue | None = None) -> None:
+                 catalogue: Catalogue | None = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.store = store
         self.limits = limits or Limits()
         self.catalogue = catalogue or Catalogue()  # the agents on offer
@@ -51,7 +53,7 @@ class GameManager:
         self.tokens = SeatTokens()
         self.thinker = Thinker(self.limits)
         self.searches = self.thinker.searches
-        self.turns = Turns(store, self.thinker, self._finished, self._runs)
+        self.turns = Turns(store, self.thinker, self._finished, self._runs, sleep)
         self.sharing = Sharing(store, self.games, self.turns, self.find) \
             if isinstance(store, SharedStore) else None
         self.creations = RateLimiter(self.limits.create_per_minute / 60,

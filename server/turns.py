@@ -12,7 +12,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from duel.agents.spec import make_agent
@@ -50,8 +50,12 @@ def seat_seed(ply: int, seat: Seat) -> int:
 class Turns:
     def __init__(self, store: Store, thinker: Thinker,
                  on_over: Callable[[LiveGame], None],
-                 runs: Callable[[LiveGame], bool] = lambda game: True) -> None:
+                 runs: Callable[[LiveGame], bool] = lambda game: True,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.store = store
+        # How an external seat's clock waits out its time per move: asyncio's, or a test's
+        # clock that strikes when the test says so.
+        self.sleep = sleep
         self.thinker = thinker
         self.on_over = on_over  # told once when a game ends
         # Whether this server runs the game's turns (on a shared store, only its lease holder).
@@ -150,7 +154,7 @@ class Turns:
 
     async def _clock(self, game: LiveGame, seat: Seat) -> None:
         ply = game.state.ply
-        await asyncio.sleep(float(game.row.options["time_per_move"]))
+        await self.sleep(float(game.row.options["time_per_move"]))
         if game.over or game.state.ply != ply:
             return
         move, details = fallback_move(game, game.state, agent_rng(ply, seat))

@@ -99,6 +99,9 @@ class PostgresStore:
             raise UsageError("PostgreSQL needs its driver: pip install -e '.[postgresql]'")
         self.url = url
         self.lease_seconds = lease_seconds
+        # Seconds this store adds to the database's clock: 0, but for tests, which move a
+        # store's time on (`advance`) instead of sleeping through a lease.
+        self.clock_offset = 0.0
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._stopping = threading.Event()
         self._listener: threading.Thread | None = None
@@ -125,7 +128,8 @@ class PostgresStore:
                 (row.code, row.created or time.time(), json.dumps(row.seats),
                  json.dumps({str(k.player): v for k, v in row.token_hashes.items()}),
                  json.dumps(row.options), row.ply, row.over, json.dumps(view), row.winner,
-                 row.victory, needs_runner(row), self.holder, self.lease_seconds))
+                 row.victory, needs_runner(row), self.holder,
+                 self.clock_offset + self.lease_seconds))
 
     def games(self, unfinished: bool = False) -> list[GameRow]:
         where = "WHERE NOT over " if unfinished else ""
@@ -192,17 +196,23 @@ class PostgresStore:
         with self._pool.connection() as conn:
             rows = conn.execute(
                 f"UPDATE games SET runner = %s, lease_until = {NOW} + %s WHERE code IN ("
-                f"SELECT code FROM games WHERE NOT over AND needs_runner AND lease_until < {NOW}"
-                " ORDER BY created LIMIT %s FOR UPDATE SKIP LOCKED) RETURNING code",
-                (self.holder, self.lease_seconds, limit)).fetchall()
+                "SELECT code FROM games WHERE NOT over AND needs_runner AND lease_until < "
+                f"{NOW} + %s ORDER BY created LIMIT %s FOR UPDATE SKIP LOCKED) RETURNING code",
+                (self.holder, self.clock_offset + self.lease_seconds, self.clock_offset,
+                 limit)).fetchall()
         return [r[0] for r in rows]
 
     def renew(self) -> set[str]:
         with self._pool.connection() as conn:
             rows = conn.execute(
                 f"UPDATE games SET lease_until = {NOW} + %s WHERE runner = %s AND NOT over "
-                "RETURNING code", (self.lease_seconds, self.holder)).fetchall()
+                "RETURNING code", (self.clock_offset + self.lease_seconds,
+                                   self.holder)).fetchall()
         return {r[0] for r in rows}
+
+    def advance(self, seconds: float) -> None:
+        """Move this store's clock on by `seconds` (tests: a lease runs out without a wait)."""
+        self.clock_offset += seconds
 
     def release(self) -> None:
         with self._pool.connection() as conn:

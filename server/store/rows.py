@@ -100,6 +100,10 @@ class SharedStore(Store, Protocol):
         """How many games are not over (every process's)."""
         ...
 
+    def advance(self, seconds: float) -> None:
+        """Move this store's clock on by `seconds` (tests: a lease runs out without a wait)."""
+        ...
+
     def listen(self, moved: Callable[[str, int], None]) -> None:
         """Call `moved(code, ply)` (from another thread) after any process stores a move, and
         `moved("", 0)` after a lost connection to the database is back (moves may have been

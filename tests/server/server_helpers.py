@@ -233,3 +233,35 @@ def from_address(client: Any, host: str) -> Iterator[Any]:
         yield client
     finally:
         transport.client = before
+
+
+class ManualClock:
+    """The seats' clock of a test (create_app's `sleep`): a clock's wait ends when the test
+    strikes it, never by itself, so a test decides whether the bot or the clock moves first."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+
+    async def sleep(self, seconds: float) -> None:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        with self._lock:
+            self._waiting.append((loop, done))
+        try:
+            await done
+        finally:
+            with self._lock:
+                self._waiting = [(lp, f) for lp, f in self._waiting if f is not done]
+
+    def pending(self) -> int:
+        """The clocks waiting now (a cancelled one, its turn played, is gone)."""
+        with self._lock:
+            return sum(1 for _, f in self._waiting if not f.done())
+
+    def strike(self) -> None:
+        """End every clock's wait now (from the test's thread)."""
+        with self._lock:
+            waiting = list(self._waiting)
+        for loop, done in waiting:
+            loop.call_soon_threadsafe(lambda f=done: f.done() or f.set_result(None))
