@@ -17,7 +17,8 @@ from server_helpers import BACKENDS, wait_until
 from duel.engine import Deal, GameState, Result, Seat, new_game, seat_view
 from duel.errors import StoreError
 from duel.records import MoveRecord
-from server.store import _ROW, NEWEST, GameRow, SharedStore, SQLiteStore, Store, open_store
+from server.store import GameRow, SharedStore, SQLiteStore, Store, open_store
+from server.store.rows import NEWEST, ROW_COLUMNS
 
 pytestmark = pytest.mark.parametrize("db", BACKENDS, indirect=True)
 
@@ -115,7 +116,7 @@ def test_the_listing_reads_only_the_newest_rows_through_an_index(db: str, store:
                                                                    ) -> None:
     """The listing's query is answered by walking the creation-time index from its newest
     end and stopping after `limit` rows: no scan and no sort of every stored game."""
-    query = f"SELECT {_ROW} FROM games {NEWEST} LIMIT 100"
+    query = f"SELECT {ROW_COLUMNS} FROM games {NEWEST} LIMIT 100"
     if isinstance(store, SQLiteStore):
         plan = " ".join(str(r[-1]) for r in store._db.execute("EXPLAIN QUERY PLAN " + query))
         assert "USING INDEX games_created" in plan and "TEMP B-TREE" not in plan, plan
