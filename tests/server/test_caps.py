@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, live, manager, play_out
-from server_helpers import TEST_AGENTS, GatedAgent, bearer, create, from_address, wait_until
+from helpers.play_helpers import WAIT, live, manager, play_out
+from helpers.server_helpers import TEST_AGENTS, GatedAgent, bearer, create, from_address, wait_until
 
 from duel.engine import Perspective, new_game
 from duel.errors import BusyError

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from live_server import Server
+from helpers.live_server import Server
 
 from server.connections import MAX_HEAD
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import live, manager, play
-from server_helpers import (
+from helpers.play_helpers import live, manager, play
+from helpers.server_helpers import (
     TEST_AGENTS,
     GatedAgent,
     check_transcript,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, legal, live, play_out, stored_moves, wait_turn
-from server_helpers import (
+from helpers.play_helpers import WAIT, legal, live, play_out, stored_moves, wait_turn
+from helpers.server_helpers import (
     ManualClock,
     assert_valid_state,
     bearer,

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, live, manager, play, stored_moves
-from server_helpers import GatedAgent, bearer, create, from_address, wait_until
+from helpers.play_helpers import WAIT, live, manager, play, stored_moves
+from helpers.server_helpers import GatedAgent, bearer, create, from_address, wait_until
 
 from duel.agents.base import RandomAgent
 from duel.agents.spec import AgentKind, Param

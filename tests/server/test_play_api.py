@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, legal, live, play, play_out, states_by_ply, wait_turn
-from server_helpers import bearer, create, wait_until
+from helpers.play_helpers import WAIT, legal, live, play, play_out, states_by_ply, wait_turn
+from helpers.server_helpers import bearer, create, wait_until
 
 from duel.engine import Move, Perspective, Seat
 

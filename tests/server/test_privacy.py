@@ -18,8 +18,8 @@ import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, live, play_out, stored_moves
-from server_helpers import bearer, create, wait_until
+from helpers.play_helpers import WAIT, live, play_out, stored_moves
+from helpers.server_helpers import bearer, create, wait_until
 
 from server.deps import TOKEN_MAX, query_token
 from server.main import RedactTokens, create_app
@@ -177,7 +177,7 @@ def test_no_token_reaches_the_log_at_any_level(servers: list[Any], tmp_path: Any
     """A real `duel serve` at its most verbose level allowed (debug; trace is refused): the
     seat tokens it hands out, sent back in the header and the query, and the operator's token,
     never appear in its log."""
-    from live_server import start
+    from helpers.live_server import start
 
     (tmp_path / "admin").write_text("operator-s3cret-token\n")
     server = start(servers, tmp_path / "db.sqlite", tmp_path, "--admin-token-file",

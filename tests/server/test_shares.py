@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from live_server import Server, start
-from server_helpers import create, from_address
+from helpers.live_server import Server, start
+from helpers.server_helpers import create, from_address
 
 from duel.errors import BusyError, UsageError
 from server.main import create_app

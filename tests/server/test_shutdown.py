@@ -12,8 +12,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from live_server import Server, start
-from server_helpers import wait_until
+from helpers.live_server import Server, start
+from helpers.server_helpers import wait_until
 
 from duel.engine import Perspective, new_game
 

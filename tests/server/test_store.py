@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 import pytest
-from server_helpers import BACKENDS, wait_until
+from helpers.server_helpers import BACKENDS, wait_until
 
 from duel.engine import Deal, GameState, Result, Seat, new_game, seat_view
 from duel.errors import StoreError

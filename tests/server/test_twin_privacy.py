@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, live, manager
-from server_helpers import bearer, move_body, parse_sse, wait_until
+from helpers.play_helpers import WAIT, live, manager
+from helpers.server_helpers import bearer, move_body, parse_sse, wait_until
 
 from duel.engine import Deal, new_game
 from duel.engine.data import AGE3_CARDS, GUILD_CARDS

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import httpx
-from live_server import Server, start
+from helpers.live_server import Server, start
 
 from duel.engine import Perspective, new_game
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from browser import chromium, open_page, play_by_clicking, served
+from helpers.browser import chromium, open_page, play_by_clicking, served
 
 from duel.agents import make_agent
 from duel.engine import new_game

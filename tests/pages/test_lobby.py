@@ -6,7 +6,7 @@ spectator's page; an operator's agent asks for the operator's token, which goes 
 from __future__ import annotations
 
 import pytest
-from browser import chromium, open_page, served
+from helpers.browser import chromium, open_page, served
 
 
 def test_the_lobby_starts_a_game_and_lists_it(db: str) -> None:

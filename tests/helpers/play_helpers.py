@@ -7,7 +7,7 @@ import random
 from typing import Any, cast
 
 from fastapi.testclient import TestClient
-from server_helpers import bearer, move_body, wait_until
+from helpers.server_helpers import bearer, move_body, wait_until
 
 from duel.engine import Deal, GameState, new_game, swap_move
 from duel.records import MoveRecord

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from browser import (
+from helpers.browser import (
     ARTIFACTS,
     KINDS,
     Lines,

@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 import httpx
-from browser import ARTIFACTS, PILE, chromium, open_page, served, wait_for_turn
+from helpers.browser import ARTIFACTS, PILE, chromium, open_page, served, wait_for_turn
 
 from duel.engine.data import CARDS
 

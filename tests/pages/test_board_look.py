@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from browser import ARTIFACTS, chromium, open_page, play_by_clicking, served
+from helpers.browser import ARTIFACTS, chromium, open_page, play_by_clicking, served
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "play.png"
 SHOT_PLY = 36  # an Age II board for the screenshot

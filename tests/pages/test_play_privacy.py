@@ -12,10 +12,10 @@ from typing import Any
 
 import httpx
 import pytest
-from browser import chromium, open_page, served
+from helpers.browser import chromium, open_page, served
 from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
-from play_helpers import WAIT
-from server_helpers import leaked_names, wait_until
+from helpers.play_helpers import WAIT
+from helpers.server_helpers import leaked_names, wait_until
 
 from duel.engine import GameState
 from duel.transcripts import Transcript, initial_state, replay

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from play_helpers import WAIT
-from server_helpers import wait_until
+from helpers.play_helpers import WAIT
+from helpers.server_helpers import wait_until
 
 from server.main import create_app
 

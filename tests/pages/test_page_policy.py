@@ -12,8 +12,8 @@ from pathlib import Path
 
 import httpx
 from fastapi.testclient import TestClient
-from play_helpers import play
-from server_helpers import create
+from helpers.play_helpers import play
+from helpers.server_helpers import create
 
 from duel.agents import make_agent
 from duel.engine import new_game
@@ -85,7 +85,7 @@ def test_text_in_a_page_never_gets_the_nonce(tmp_path: Path) -> None:
 
 
 def test_an_injected_script_does_not_run_but_the_page_does(db: str) -> None:
-    from browser import chromium, open_page, served, wait_for_turn
+    from helpers.browser import chromium, open_page, served, wait_for_turn
 
     with served(db) as (url, _), chromium() as browser:
         r = httpx.post(url + "/games", json={"player1": "external", "player2": "random",
@@ -112,7 +112,7 @@ def test_the_api_docs_are_self_contained_under_the_same_policy(db: str) -> None:
     """/docs (Swagger UI) and /redoc (ReDoc) load their scripts and styles from this server,
     carry the pages' strict policy, and render in Chromium with nothing refused and no request
     to another host."""
-    from browser import WAIT, chromium, served
+    from helpers.browser import WAIT, chromium, served
 
     with served(db) as (url, _), chromium() as browser:
         for path, styles in (("/docs", ()), ("/redoc", REDOC_STYLES)):
