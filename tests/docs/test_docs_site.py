@@ -1,6 +1,7 @@
-"""The documentation site builds with `mkdocs build --strict` (no broken page, link or anchor: see
-mkdocs.yml's validation), the README stays a short front page whose links resolve, and every
-command of the CLI has its place in docs/commands.md."""
+"""The documentation site builds with `mkdocs build --strict` (no broken page, link or anchor:
+see mkdocs.yml's validation; mkdocs and mkdocs-material come with the dev extra), the README
+stays a short front page whose links resolve, and every command of the CLI has its place in
+docs/commands.md."""
 
 from __future__ import annotations
 
@@ -13,9 +14,6 @@ from pathlib import Path
 
 import pytest
 from helpers.markdown_blocks import ROOT, cli_parser
-
-pytest.importorskip("mkdocs", reason="the dev extra installs mkdocs and mkdocs-material")
-pytest.importorskip("material", reason="the dev extra installs mkdocs-material")
 
 README_MAX_LINES = 250
 WIDTH = 100
@@ -123,3 +121,23 @@ def test_every_command_is_documented() -> None:
         elif f"`{path}" not in text:
             missing.append(path)
     assert missing == []
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            sub: argparse.ArgumentParser = action.choices[name]
+            return sub
+    raise AssertionError(f"no subcommand {name!r}")
+
+
+@pytest.mark.parametrize("page", ["server.md", "security.md"])
+def test_server_options_named_in_prose_exist(page: str) -> None:
+    """The server's pages name its options in prose ("Every limit is a `duel serve` option"):
+    each `--option` they name is one of `duel serve`'s."""
+    options = {s for a in _subparser(cli_parser(), "serve")._actions for s in a.option_strings}
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    named = {m for span in re.findall(r"`([^`\n]+)`", text)
+             for m in re.findall(r"--[a-z][a-z-]*", span)}
+    assert len(named) >= 5
+    assert sorted(named - options) == []
