@@ -183,7 +183,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     jobs = args.jobs if args.jobs is not None else (0 if args.ray else 1)
     standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=jobs, out=args.out,
                     progress=not args.no_progress, budget_usd=args.budget_usd, ray=args.ray,
-                    llm_limit=_llm_limit(args))
+                    llm_limit=_llm_limit(args), transcripts=not args.no_transcripts)
     print(standings.report(wall=time.perf_counter() - start))
     return 0
 
@@ -199,7 +199,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
     result = ladder.run(args.player, ladder.parse_rungs(args.rungs), args.games, args.out,
                         seed=args.seed, jobs=jobs, progress=not args.no_progress,
                         budget_usd=args.budget_usd, ray=args.ray, llm_limit=_llm_limit(args),
-                        resamples=args.resamples)
+                        resamples=args.resamples, transcripts=not args.no_transcripts)
     for pairing, standings in result.standings:
         print(f"{pairing.folder}:")
         print(standings.report())
@@ -671,9 +671,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=None,
                    help="games at once (default 1; with --ray, one per CPU of the cluster)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=None, help="folder for games.jsonl (resumable)")
+    p.add_argument("--out", default=None, help="folder for games.jsonl and the games' "
+                   "transcripts (resumable)")
     _add_ray_option(p)
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-transcripts", action="store_true",
+                   help="with --out, keep games.jsonl only (no transcript per game)")
     p.add_argument("--budget-usd", type=float, default=None, metavar="X",
                    help="start no game that would take the LLM money spent (earlier runs in "
                    "--out included) past X dollars; run again with more to resume")
@@ -693,6 +696,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_ray_option(p)
     p.add_argument("--resamples", type=int, default=200, help="bootstrap resamples")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-transcripts", action="store_true",
+                   help="keep each pairing's games.jsonl only (no transcript per game)")
     p.add_argument("--budget-usd", type=float, default=None, metavar="X",
                    help="per pairing: start no game that would take its LLM money (earlier "
                    "runs included) past X dollars")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -14,19 +15,44 @@ from tqdm import tqdm
 from duel.agents.llm.limits import LimitSpec
 from duel.agents.spec import make_agent
 from duel.budget import Budget, GameCost, is_llm
-from duel.engine import Seat
+from duel.engine import Seat, new_game
 from duel.match import play_match
 from duel.records import GameSummary, read_games
 from duel.schedule import Gate, now, run_gated
 from duel.stats import wilson
 from duel.totals import combine, summary_line
+from duel.transcripts import header_line, move_line, prompt_of, render_line, result_line
 
 PAIRING = "pairing"  # the budget's one group: every game of a tournament costs alike
+
+
+TRANSCRIPTS = "transcripts"  # the folder of a tournament's transcripts, under its --out
 
 
 def _play(task: tuple[int, str, str]) -> GameSummary:
     seed, p1, p2 = task
     return play_match(p1, p2, seed=seed).summary()
+
+
+def _play_recorded(task: tuple[int, str, str]) -> tuple[GameSummary, str]:
+    """A game and its transcript's text, for the run's own process to write into its folder
+    (a game played in another process, or on another machine, included)."""
+    seed, p1, p2 = task
+    agents = make_agent(p1), make_agent(p2)
+    deal = new_game(seed).deal
+    started = time.time()
+    match = play_match(agents[0], agents[1], seed=seed, deal=deal)
+    header = header_line(seed, deal, new_game(deal=deal).code, True,
+                         [(a.spec, prompt_of(a)) for a in agents], started)
+    lines = [header, *(move_line(r) for r in match.records),
+             result_line(match.result, match.records)]
+    return match.summary(), "".join(render_line(line) for line in lines)
+
+
+def transcript_name(i: int, seed: int) -> str:
+    """The transcript of the schedule's game `i` (on deal `seed`), under the tournament's
+    folder: stable across resumes and longer runs, as the schedule is."""
+    return f"{TRANSCRIPTS}/game{i + 1:05d}-deal{seed}.jsonl"
 
 
 def schedule(a: str, b: str, games: int, seed: int) -> list[tuple[int, str, str]]:
@@ -106,8 +132,11 @@ class Standings:
 
 def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | None = None,
         progress: bool = True, budget_usd: float | None = None,
-        ray: str | None = None, llm_limit: LimitSpec | None = None) -> Standings:
+        ray: str | None = None, llm_limit: LimitSpec | None = None,
+        transcripts: bool = True) -> Standings:
     """Play (or resume) a tournament; games already recorded in `out` are not replayed.
+    `transcripts`: with `out`, each game's transcript goes to `out`/transcripts/ too, its line
+    in games.jsonl naming it (what `duel leaderboard` links to the replay viewer).
     `budget_usd`: start no game that would take the LLM money spent past it (duel.budget); the
     games recorded in `out` count. `ray`: play the games as tasks of that Ray cluster (see
     duel.cluster), at most `jobs` at once (0: one per CPU of the cluster), the LLM seats'
@@ -141,16 +170,24 @@ def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | Non
                 todo.append(i)
         _end_partial_line(path)
         sink = path.open("a")
+    recorded = transcripts and sink is not None
+    play = _play_recorded if recorded else _play
     show_money = budget_usd is not None or is_llm(a) or is_llm(b)
     bar = tqdm(total=len(tasks), initial=len(standings.games), disable=not progress,
                unit="game")
     if show_money:
         bar.set_postfix_str(budget.money())
 
-    def finished(i: int, game: GameSummary) -> None:
+    def finished(i: int, done: GameSummary | tuple[GameSummary, str]) -> None:
+        game, text = done if isinstance(done, tuple) else (done, None)
         standings.add(game, seats[i])
         if sink is not None:
-            sink.write(json.dumps(game.to_json()) + "\n")
+            line = game.to_json()
+            if text is not None and out:
+                name = transcript_name(i, tasks[i][0])
+                _write_whole(Path(out) / name, text)  # before the line that names it
+                line["transcript"] = name
+            sink.write(json.dumps(line) + "\n")
             sink.flush()
         bar.update(1)
         # an unknown cost under a budget stops the run here
@@ -167,14 +204,14 @@ def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | Non
 
         cpus = connect(ray, jobs or None)
         jobs = jobs or cpus
-        remote = RayPool(_play, llm_limit, agents)
+        remote = RayPool(play, llm_limit, agents)
     pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 and remote is None else None
 
     def submit(i: int) -> Future[Any]:
         budget.started(PAIRING)
         if remote is not None:
             return remote.submit(tasks[i])
-        return pool.submit(_play, tasks[i]) if pool is not None else now(_play, tasks[i])
+        return pool.submit(play, tasks[i]) if pool is not None else now(play, tasks[i])
 
     try:
         run_gated(todo, submit, jobs, gate, finished)
@@ -190,6 +227,14 @@ def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | Non
     standings.notes = [line for line in (budget.summary(len(standings.games), len(tasks)),)
                        if line]
     return standings
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """A transcript written whole (a run killed meanwhile leaves none, or the old one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".part")
+    partial.write_text(text)
+    partial.replace(path)
 
 
 def _end_partial_line(path: Path) -> None:
