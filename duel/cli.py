@@ -749,6 +749,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_positions_parser(sub)
 
+    from duel.leaderboard.command import add_parser as add_leaderboard_parser
+
+    add_leaderboard_parser(sub)
+
     p = sub.add_parser("ratings", help="Bradley-Terry ratings over transcript folders")
     p.add_argument("folders", nargs="+")
     p.add_argument("--resamples", type=int, default=200)

@@ -1,0 +1,68 @@
+"""`duel leaderboard DIR... --out SITE`: the static site of the games under DIR..."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from duel.errors import UsageError
+
+from .figures import RESAMPLES
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("leaderboard", help="a static site ranking the players of tournament, "
+                       "ladder and grading folders (ratings with rank intervals, money, "
+                       "legality, loss per decision, every game's replay)")
+    p.add_argument("folders", nargs="+", metavar="DIR",
+                   help="tournament, ladder or grading folders, or folders of transcripts")
+    p.add_argument("--out", required=True, metavar="SITE",
+                   help="the site's folder (index.html, players/, games/, plots/, "
+                   "leaderboard.json); built again, it keeps the replays already made")
+    p.add_argument("--resamples", type=int, default=RESAMPLES,
+                   help=f"bootstrap samples for the CIs and rank intervals (default {RESAMPLES})")
+    p.add_argument("--seed", type=int, default=0, help="the bootstrap's seed")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="processes making the replay pages (default: the CPUs, at most 4)")
+    p.add_argument("--no-replays", action="store_true",
+                   help="leave the games' replay pages out (a smaller site; games unlinked)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from . import build
+    from .site import write
+
+    if args.resamples < 100:
+        raise UsageError(f"--resamples {args.resamples}: give at least 100 for 95% intervals")
+    start = time.perf_counter()
+    board = build(args.folders, resamples=args.resamples, seed=args.seed)
+    jobs = args.jobs if args.jobs is not None else min(4, os.cpu_count() or 1)
+    out = Path(args.out)
+    write(board, out, jobs=max(1, jobs), games=not args.no_replays)
+    print(text(board))
+    for note in board.notes[:10]:
+        print(f"note: {note}")
+    if len(board.notes) > 10:
+        print(f"note: ... and {len(board.notes) - 10} more in {out / 'leaderboard.json'}")
+    print(f"Written: {out / 'index.html'} ({len(board.players)} players, {len(board.games)} "
+          f"games, {time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+def text(board: Any) -> str:
+    """The ranking as a terminal table."""
+    lines = ["| # | player | rating (95% CI) | rank (95%) | games | score rate (95% CI) |",
+             "|---|---|---|---|---|---|"]
+    for i, p in enumerate(board.players, 1):
+        best, worst = p["rank_interval"]
+        lo, hi = p["score_rate_ci"]
+        flag = " (provisional)" if p["provisional"] else ""
+        rank = str(best) if best == worst else f"{best}-{worst}"
+        rating, (low, high) = p["rating"], p["rating_ci"]
+        lines.append(f"| {i} | {p['player']}{flag} | {rating:+.0f} ({low:+.0f} to {high:+.0f}) "
+                     f"| {rank} | {p['games']} | {p['score_rate']:.1%} ({lo:.1%}-{hi:.1%}) |")
+    return "\n".join(lines)
