@@ -39,6 +39,7 @@ RESAMPLES: Final = 1000
 PROVISIONAL: Final = 10  # fewer games than this: a provisional rating
 WORST: Final = 12  # worst decisions listed per player
 AGES: Final = ("1", "2", "3")
+FEWEST_UNITS: Final = 5  # games a bootstrap CI over games needs
 FORMAT_VERSION: Final = 1
 
 
@@ -231,9 +232,11 @@ def _losses(mine: list[tuple[Game, int]], seed: int
 def ratio_ci(numerators: np.ndarray, denominators: np.ndarray, resamples: int = RESAMPLES,
              seed: int = 0, level: float = ratings.LEVEL) -> tuple[float, float]:
     """Percentile bootstrap CI of sum(numerators) / sum(denominators), the units (games)
-    resampled whole; samples whose denominators sum to 0 are left out."""
+    resampled whole; samples whose denominators sum to 0 are left out. NaN with fewer than
+    `FEWEST_UNITS` units: resampling 2 games gives 3 distinct samples, an interval far too
+    narrow to print."""
     n = len(numerators)
-    if n == 0:
+    if n < FEWEST_UNITS:
         return (math.nan, math.nan)
     gen = np.random.default_rng(seed)
     drawn = gen.integers(0, n, size=(resamples, n))

@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from duel import __version__
 
-from .figures import Board
+from .figures import FEWEST_UNITS, Board
 from .games import SEATS, Game
 
 
@@ -52,20 +52,26 @@ def _pct(x: float | None, digits: int = 1) -> str:
     return "—" if x is None else f"{100 * x:.{digits}f}%"
 
 
+NO_CI = f"no CI (under {FEWEST_UNITS} games)"
+
+
 def _pcts(ci: list[float] | None) -> str:
-    return "" if not ci else f"{_pct(ci[0])}–{_pct(ci[1])}"
+    return NO_CI if not ci else f"{_pct(ci[0])}–{_pct(ci[1])}"
+
+
+def _dollars(x: float) -> str:
+    """Three significant figures (whole cents from $10)."""
+    if x == 0:
+        return "0"
+    return f"{x:,.2f}" if x >= 10 else f"{x:.3g}" if x >= 0.001 else f"{x:.2g}"
 
 
 def _usd(x: float | None) -> str:
-    if x is None:
-        return "unknown"
-    if x == 0:
-        return "$0"
-    return f"${x:.2f}" if x >= 10 else f"${x:.4f}" if x >= 0.01 else f"${x:.6f}"
+    return "unknown" if x is None else f"${_dollars(x)}"
 
 
 def _usds(ci: list[float] | None) -> str:
-    return "" if not ci else f"{_usd(ci[0])}–{_usd(ci[1])}"
+    return NO_CI if not ci else f"{_dollars(ci[0])}–{_dollars(ci[1])}"
 
 
 def _num(x: float | None) -> str:
@@ -79,7 +85,7 @@ def _loss(x: float | None) -> str:
 
 
 def _losses(ci: list[float] | None) -> str:
-    return "" if not ci else f"{ci[0]:.3f}–{ci[1]:.3f}"
+    return NO_CI if not ci else f"{ci[0]:.3f}–{ci[1]:.3f}"
 
 
 def _rank(interval: list[int]) -> str:

@@ -32,7 +32,9 @@ def draw(board: Board, out: Path) -> dict[str, str]:
 
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, str] = {}
-    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "duel", "font.size": 9}):
+    # No mathtext: a "$" in a spec or a label is a dollar sign.
+    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "duel", "font.size": 9,
+                         "text.parse_math": False}):
         for name, paint in (("ratings", _ratings), ("cost", _cost), ("loss", _loss)):
             fig = paint(board, plt)
             if fig is None:
