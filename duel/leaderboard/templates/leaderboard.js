@@ -1,5 +1,7 @@
 // Sorting a table by a column: each <th> holds a <button>, each cell a data-sort value (a
-// number, or text); cells without one (an unknown figure) always go last.
+// number, or text); cells without one (an unknown figure) always go last. A first click sorts
+// the best first: descending, or ascending where the <th> says data-first="ascending" (a
+// rank, a cost, a loss); a second click turns the order round.
 (function () {
   for (const table of document.querySelectorAll("table.sortable")) {
     const heads = Array.from(table.tHead.rows[0].cells);
@@ -7,7 +9,8 @@
       const button = th.querySelector("button");
       if (!button) return;
       button.addEventListener("click", () => {
-        const descending = th.getAttribute("aria-sort") !== "descending";
+        const now = th.getAttribute("aria-sort");
+        const descending = now ? now === "ascending" : th.dataset.first !== "ascending";
         heads.forEach((h) => h.removeAttribute("aria-sort"));
         th.setAttribute("aria-sort", descending ? "descending" : "ascending");
         const body = table.tBodies[0];
