@@ -16,6 +16,7 @@ from duel.engine import SEATS, new_game, seat_view
 from duel.engine.perspective import Perspective
 from duel.errors import DuelError as _DuelError
 from duel.errors import TranscriptError, UsageError
+from duel.numbers import integer, real, seed
 
 GRADE_OPPONENT = "mcts:iterations=300"
 GRADE_DEALS = 50
@@ -376,27 +377,50 @@ def cmd_prompts(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from server.catalogue import Catalogue, configured_agents
     from server.connections import Server, server_config
+    from server.hosts import allowed_hosts
     from server.main import create_app
     from server.settings import from_args
     from server.store import open_store, shown
 
     limits = from_args(args)
     agents = configured_agents(args.agents_file, args.agent)
-    admin_token = args.admin_token or os.environ.get("DUEL_ADMIN_TOKEN") or None
+    admin_token = operator_token(args)
+    allowed = allowed_hosts(args.host, args.allowed_host)
+    proxies = args.forwarded_allow_ips.split(",")
     Catalogue(agents, admin_token).check()  # a typo or a missing key stops the server here
     if "://" in args.db and not args.db.startswith("sqlite:"):
         # So do an unknown scheme and an unreachable database (a SQLite file is made at start).
         open_store(args.db, limits.lease).close()
     app = create_app(args.db, rate=args.rate, burst=args.burst, limits=limits, agents=agents,
-                     admin_token=admin_token)
+                     admin_token=admin_token, allowed_hosts=allowed)
     print(f"duel server on http://{args.host}:{args.port} (docs at /docs), games in "
           f"{shown(args.db)}")
     if agents:
         print(f"configured agents: {', '.join(agents)}"
               + (" (LLM and remote ones need the operator's token)" if admin_token else ""))
-    Server(server_config(app, args.host, args.port, args.log_level, limits, args.http),
-           app).run()
+    Server(server_config(app, args.host, args.port, args.log_level, limits, args.http,
+                         proxies), app).run()
     return 0
+
+
+def operator_token(args: argparse.Namespace) -> str | None:
+    """The operator's token: from `--admin-token-file` or $DUEL_ADMIN_TOKEN, never the
+    command line (every user of the machine reads it there, in `ps`)."""
+    from duel.io import read_bytes
+
+    if args.admin_token is not None:
+        raise UsageError("--admin-token would show the token to every user of this machine "
+                         "(ps); put it in a file (--admin-token-file FILE) or in the "
+                         "DUEL_ADMIN_TOKEN environment variable")
+    if args.admin_token_file:
+        try:
+            token = read_bytes(args.admin_token_file, 4096).decode("utf-8").strip()
+        except (_DuelError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--admin-token-file: {exc}") from None
+        if not token:
+            raise UsageError(f"--admin-token-file: {args.admin_token_file} is empty")
+        return token
+    return os.environ.get("DUEL_ADMIN_TOKEN", "").strip() or None
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -584,32 +608,32 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("new", help="the initial state (JSON) as player 1 sees it")
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=seed, default=None)
     p.add_argument("--hidden-box", action="store_true",
                    help="hide the boxed tokens and undrafted wonders (open box is the default)")
     p.set_defaults(func=cmd_new)
 
     p = sub.add_parser("moves", help="legal moves of a JSON state, each with its price")
     p.add_argument("state", help="a prompt-format state file, or - for stdin")
-    p.add_argument("--seed", type=int, default=0, help="seed for sampling hidden cards")
+    p.add_argument("--seed", type=seed, default=0, help="seed for sampling hidden cards")
     p.set_defaults(func=cmd_moves)
 
     p = sub.add_parser("apply", help="apply a move to a JSON state; prints the next state")
     p.add_argument("state")
     p.add_argument("move")
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--seed", type=seed, default=0,
                    help="seed for sampling the hidden cards the move reveals")
     p.set_defaults(func=cmd_apply)
 
     p = sub.add_parser("random-game", help="play a seeded random game and summarise it")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--json", action="store_true", help="deal, moves and result as JSON")
     p.set_defaults(func=cmd_random_game)
 
     p = sub.add_parser("match", help="play one game and print it move by move")
     p.add_argument("--p1", default="mcts:time=1", help="agent spec of player 1")
     p.add_argument("--p2", default="rule", help="agent spec of player 2")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--hidden-box", action="store_true")
     p.add_argument("-v", "--verbose", action="store_true", help="print agents' details")
     p.add_argument("--transcript", default=None,
@@ -619,7 +643,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no live status line while an LLM seat thinks")
     p.add_argument("--analyse", action="store_true",
                    help="then grade both players' decisions (duel analyse)")
-    p.add_argument("--analyse-iterations", type=int, default=None, metavar="N",
+    p.add_argument("--analyse-iterations", type=integer, default=None, metavar="N",
                    help="with --analyse: iterations per decision (default: duel analyse's)")
     p.set_defaults(func=cmd_match)
 
@@ -629,14 +653,14 @@ def build_parser() -> argparse.ArgumentParser:
                            "that work, the move, latency, tokens, cost and a whole game's "
                            "projected cost; exits 2 with the reason if no legal move came back")
     p.add_argument("spec", help="an llm: agent spec, e.g. llm:openai:gpt-5-mini")
-    p.add_argument("--seed", type=int, default=0, help="the game whose position is asked")
+    p.add_argument("--seed", type=seed, default=0, help="the game whose position is asked")
     p.add_argument("--json", action="store_true", help="the findings as one JSON object")
     p.set_defaults(func=cmd_llm_check, command_name="llm check")
 
     p = sub.add_parser("replay", help="re-play a transcript through the engine and check it")
     p.add_argument("file")
-    p.add_argument("--at", type=int, default=None, help="print the state after this ply")
-    p.add_argument("--seat", type=int, choices=[1, 2], default=None,
+    p.add_argument("--at", type=integer, default=None, help="print the state after this ply")
+    p.add_argument("--seat", type=integer, choices=[1, 2], default=None,
                    help="with --at: show the view in which this seat is player2")
     p.set_defaults(func=cmd_replay)
 
@@ -653,12 +677,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="analyse each transcript as a task of a Ray cluster (local, auto, "
                    "ray://HOST:PORT or a head's HOST:PORT); needs the ray extra")
     budget = p.add_mutually_exclusive_group()
-    budget.add_argument("--iterations", type=int, default=None,
+    budget.add_argument("--iterations", type=integer, default=None,
                         help=f"search iterations per decision (default {DEFAULT_ITERATIONS})")
-    budget.add_argument("--time", type=float, default=None,
+    budget.add_argument("--time", type=real, default=None,
                         help="seconds per decision instead (not reproducible)")
-    p.add_argument("--jobs", type=int, default=2, help="processes (default 2)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--jobs", type=integer, default=2, help="processes (default 2)")
+    p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
     p.add_argument("--force", action="store_true",
                    help="analyse again even if a fresh sidecar with these settings exists")
@@ -667,17 +691,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("tournament", help="seat-swapped pairs on the same deals, in parallel")
     p.add_argument("--p1", required=True, help="agent spec A")
     p.add_argument("--p2", required=True, help="agent spec B")
-    p.add_argument("--games", type=int, default=20)
-    p.add_argument("--jobs", type=int, default=None,
+    p.add_argument("--games", type=integer, default=20)
+    p.add_argument("--jobs", type=integer, default=None,
                    help="games at once (default 1; with --ray, one per CPU of the cluster)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--out", default=None, help="folder for games.jsonl and the games' "
                    "transcripts (resumable)")
     _add_ray_option(p)
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--no-transcripts", action="store_true",
                    help="with --out, keep games.jsonl only (no transcript per game)")
-    p.add_argument("--budget-usd", type=float, default=None, metavar="X",
+    p.add_argument("--budget-usd", type=real, default=None, metavar="X",
                    help="start no game that would take the LLM money spent (earlier runs in "
                    "--out included) past X dollars; run again with more to resume")
     p.set_defaults(func=cmd_tournament)
@@ -687,18 +711,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--player", required=True, help="agent spec to place")
     p.add_argument("--rungs", default="50,200,1000",
                    help="MCTS iteration budgets, increasing (default 50,200,1000)")
-    p.add_argument("--games", type=int, default=20, help="games per pairing (default 20)")
+    p.add_argument("--games", type=integer, default=20, help="games per pairing (default 20)")
     p.add_argument("--out", required=True,
                    help="folder of the ladder: one games.jsonl per pairing (resumable)")
-    p.add_argument("--seed", type=int, default=0, help="first deal's seed, in every pairing")
-    p.add_argument("--jobs", type=int, default=None,
+    p.add_argument("--seed", type=seed, default=0, help="first deal's seed, in every pairing")
+    p.add_argument("--jobs", type=integer, default=None,
                    help="games at once (default 1; with --ray, one per CPU of the cluster)")
     _add_ray_option(p)
-    p.add_argument("--resamples", type=int, default=200, help="bootstrap resamples")
+    p.add_argument("--resamples", type=integer, default=200, help="bootstrap resamples")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--no-transcripts", action="store_true",
                    help="keep each pairing's games.jsonl only (no transcript per game)")
-    p.add_argument("--budget-usd", type=float, default=None, metavar="X",
+    p.add_argument("--budget-usd", type=real, default=None, metavar="X",
                    help="per pairing: start no game that would take its LLM money (earlier "
                    "runs included) past X dollars")
     p.set_defaults(func=cmd_ladder)
@@ -706,7 +730,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("view", help="show a transcript in the browser")
     p.add_argument("file")
     p.add_argument("--out", default=None, help="HTML file to write (default: FILE.html)")
-    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--port", type=integer, default=0)
     p.add_argument("--no-serve", action="store_true", help="only write the page")
     p.set_defaults(func=cmd_view)
 
@@ -720,28 +744,28 @@ def build_parser() -> argparse.ArgumentParser:
                    "instead of playing games; scored by the analyser's loss")
     p.add_argument("--opponent", default=None,
                    help=f"games: the opponent's agent spec (default {GRADE_OPPONENT})")
-    p.add_argument("--deals", type=int, default=None,
+    p.add_argument("--deals", type=integer, default=None,
                    help=f"games: deals played (default {GRADE_DEALS})")
     p.add_argument("--out", default=None, help="folder for the games or answers and the report "
                    "(required for games; with --positions default SUITE-grade beside it)")
-    p.add_argument("--seed", type=int, default=0, help="first deal's seed")
-    p.add_argument("--jobs", type=int, default=None,
+    p.add_argument("--seed", type=seed, default=0, help="first deal's seed")
+    p.add_argument("--jobs", type=integer, default=None,
                    help="games played at once (default 4; with --ray, one per CPU of the "
                    "cluster)")
     _add_ray_option(p)
     p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--budget-usd", type=float, default=None, metavar="X",
+    p.add_argument("--budget-usd", type=real, default=None, metavar="X",
                    help="start no game that would take the LLM money spent (earlier runs in "
                    "--out included) past X dollars; run again with more to resume")
     p.add_argument("--until-decided", action="store_true",
                    help="stop once a group-sequential test has decided every variant against "
                    "the baseline (--deals is the maximum); the report says where and why")
-    p.add_argument("--look-every", type=int, default=None, metavar="K",
+    p.add_argument("--look-every", type=integer, default=None, metavar="K",
                    help="with --until-decided: deals between looks (default 10)")
     p.add_argument("--analyse", action="store_true",
                    help="then grade the LLM's decisions in every game with the analyser "
                    "(duel analyse): mean loss and blunder rate per variant in the report")
-    p.add_argument("--analyse-iterations", type=int, default=None, metavar="N",
+    p.add_argument("--analyse-iterations", type=integer, default=None, metavar="N",
                    help="with --analyse: iterations per decision (default: duel analyse's)")
     p.set_defaults(func=cmd_grade)
 
@@ -755,8 +779,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("ratings", help="Bradley-Terry ratings over transcript folders")
     p.add_argument("folders", nargs="+")
-    p.add_argument("--resamples", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--resamples", type=integer, default=200)
+    p.add_argument("--seed", type=seed, default=0)
     p.set_defaults(func=cmd_ratings)
 
     p = sub.add_parser("prompts", help="prompt variants: list, or show one rendered")
@@ -766,17 +790,28 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("serve", help="run the REST game server")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=integer, default=8000)
     p.add_argument("--db", default="duel.db",
                    help="SQLite file (or sqlite:///PATH), or postgresql://USER@HOST:PORT/DB "
                    "(several servers may share one PostgreSQL database; needs the "
                    "postgresql extra)")
-    p.add_argument("--log-level", default="info")
+    p.add_argument("--log-level", default="info",
+                   choices=("critical", "error", "warning", "info", "debug", "trace"),
+                   help="the server's log (uvicorn's trace level is refused: it writes every "
+                   "request's headers, tokens included)")
     p.add_argument("--http", choices=("auto", "httptools", "h11"), default="auto",
                    help="the HTTP parser (auto: httptools when installed, else h11)")
-    p.add_argument("--rate", type=float, default=200.0,
-                   help="requests per second per token (or per address without one)")
-    p.add_argument("--burst", type=int, default=400)
+    p.add_argument("--rate", type=real, default=200.0,
+                   help="requests per second per client address")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="a Host name this server answers to (repeatable). A server bound to "
+                   "a loopback address answers to localhost, 127.0.0.1 and [::1] only (421 "
+                   "otherwise: DNS rebinding); elsewhere, names given here are checked")
+    p.add_argument("--forwarded-allow-ips", default="", metavar="IPS",
+                   help="comma-separated addresses or networks of the proxies whose "
+                   "X-Forwarded-For this server trusts (default: none; '*' any peer): each "
+                   "client's share is then the forwarded address's")
+    p.add_argument("--burst", type=integer, default=400)
     p.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC",
                    help="offer an agent by name (repeatable), e.g. gpt=llm:openai:gpt-5-mini "
                    "or mybot=llm:compat:MODEL@URL; callers name it (\"player2\": \"gpt\"), "
@@ -786,10 +821,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agents", dest="agents_file", metavar="FILE",
                    help='a TOML file of agents: [agents] then name = "spec" lines (--agent '
                    "wins over the file's agent of the same name)")
-    p.add_argument("--admin-token", metavar="TOKEN",
-                   help="the operator's token (default: $DUEL_ADMIN_TOKEN): games with LLM or "
-                   "remote seats, and /agents/move with them, need it as the Authorization "
-                   "bearer; without it anyone may use every configured agent")
+    p.add_argument("--admin-token-file", metavar="FILE",
+                   help="a file holding the operator's token (or set $DUEL_ADMIN_TOKEN): "
+                   "games with LLM or remote seats, and /agents/move with them, need it as the "
+                   "Authorization bearer, and it reads a running game's deal; without it anyone "
+                   "may use every configured agent")
+    p.add_argument("--admin-token", help=argparse.SUPPRESS)  # refused: argv is public (ps)
     from server.settings import add_arguments
 
     add_arguments(p)
@@ -800,9 +837,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vs", required=True, metavar="SPEC",
                    help="the opponent: any agent spec, e.g. mcts:time=1, rule, "
                    "llm:openai:gpt-5-mini")
-    p.add_argument("--seed", type=int, default=None, help="the deal's seed (default: random)")
-    p.add_argument("--seat", type=int, choices=(1, 2), default=1, help="your seat (default 1)")
-    p.add_argument("--port", type=int, default=0, help="default: a free one")
+    p.add_argument("--seed", type=seed, default=None, help="the deal's seed (default: random)")
+    p.add_argument("--seat", type=integer, choices=(1, 2), default=1, help="your seat (default 1)")
+    p.add_argument("--port", type=integer, default=0, help="default: a free one")
     p.add_argument("--db", default=None, help="SQLite file for the games (default: a "
                    "temporary one)")
     p.add_argument("--no-browser", action="store_true", help="only print the page's address")
@@ -820,19 +857,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="agent spec the learner plays against")
     p.add_argument("--teacher", default=run.teacher,
                    help="agent spec whose play is distilled (MCTS: its root values)")
-    p.add_argument("--episodes", type=int, default=run.episodes,
+    p.add_argument("--episodes", type=integer, default=run.episodes,
                    help="RL episodes after pre-training (default %(default)s: they did not help "
                    "the shipped model)")
-    p.add_argument("--demo-episodes", type=int, default=run.demo_episodes,
+    p.add_argument("--demo-episodes", type=integer, default=run.demo_episodes,
                    help="teacher episodes")
-    p.add_argument("--pretrain-steps", type=int, default=run.pretrain_steps)
-    p.add_argument("--eval-every", type=int, default=run.eval_every,
+    p.add_argument("--pretrain-steps", type=integer, default=run.pretrain_steps)
+    p.add_argument("--eval-every", type=integer, default=run.eval_every,
                    help="RL episodes between evaluations")
-    p.add_argument("--eval-games", type=int, default=run.eval_games,
+    p.add_argument("--eval-games", type=integer, default=run.eval_games,
                    help="greedy games per evaluation")
-    p.add_argument("--hidden", type=int, default=run.hidden, help="width of the state embedding")
-    p.add_argument("--jobs", type=int, default=run.jobs, help="processes for the teacher's games")
-    p.add_argument("--seed", type=int, default=run.seed)
+    p.add_argument("--hidden", type=integer, default=run.hidden,
+                   help="width of the state embedding")
+    p.add_argument("--jobs", type=integer, default=run.jobs,
+                   help="processes for the teacher's games")
+    p.add_argument("--seed", type=seed, default=run.seed)
     p.add_argument("--out", required=True, help="run folder (resumed if it has a checkpoint)")
     p.add_argument("--restart", action="store_true", help="ignore an existing checkpoint")
     p.set_defaults(func=cmd_train)
@@ -841,35 +880,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("what", choices=["engine", "mcts", "strength", "server", "dqn", "analyse",
                                     "calibration", "ordering", "stability", "efficiency", "local",
                                     "positions", "tournament", "reuse"])
-    p.add_argument("--clients", type=int, default=50, help="server: concurrent bots")
+    p.add_argument("--clients", type=integer, default=50, help="server: concurrent bots")
     p.add_argument("--db", default=None, help="server: the database (default a fresh SQLite "
                    "file), e.g. postgresql://USER@HOST:PORT/DB")
-    p.add_argument("--servers", type=int, default=1,
+    p.add_argument("--servers", type=integer, default=1,
                    help="server: server processes on the --db PostgreSQL database, the bots "
                    "spread over them")
     p.add_argument("--ray", default=None, metavar="ADDRESS",
                    help="tournament: play on this Ray cluster (e.g. local) instead of --jobs "
                    "processes here")
-    p.add_argument("--seconds", type=float, default=6.0, help="engine, mcts: time per figure")
+    p.add_argument("--seconds", type=real, default=6.0, help="engine, mcts: time per figure")
     p.add_argument("--spec", default="mcts", help="mcts, dqn: the agent spec to measure "
                    "(dqn: default the shipped model)")
-    p.add_argument("--games", type=int, default=None,
+    p.add_argument("--games", type=integer, default=None,
                    help="strength, dqn: games per pairing (default 100); reuse: games (10); "
                    "calibration: games "
                    "(200); efficiency: games analysed (40)")
-    p.add_argument("--time", type=float, default=1.0, help="strength, reuse: MCTS seconds per "
+    p.add_argument("--time", type=real, default=1.0, help="strength, reuse: MCTS seconds per "
                    "move")
     p.add_argument("--baseline", default=None, metavar="URL",
                    help="strength: a server whose MCTS the running one plays (duel serve from "
                    "a checkout of an older commit), instead of random")
-    p.add_argument("--jobs", type=int, default=2, help="strength, calibration, ordering, "
+    p.add_argument("--jobs", type=integer, default=2, help="strength, calibration, ordering, "
                    "stability, efficiency: parallel games; analyse: processes")
-    p.add_argument("--iterations", type=int, default=None,
+    p.add_argument("--iterations", type=integer, default=None,
                    help="analyse, calibration, ordering, stability, efficiency: the analyser's "
                    "iterations per decision (default: the analyser's default)")
-    p.add_argument("--plies", type=int, default=5, help="calibration: decisions per game")
+    p.add_argument("--plies", type=integer, default=5, help="calibration: decisions per game")
     p.add_argument("--plot", default=None, help="calibration: write the reliability plot (PNG)")
-    p.add_argument("--deals", type=int, default=None,
+    p.add_argument("--deals", type=integer, default=None,
                    help="ordering (default 50), stability (2): deals of the round robin")
     p.add_argument("--players", nargs="+", default=None,
                    help="ordering, stability: agent specs, best first (default "
@@ -879,19 +918,19 @@ def build_parser() -> argparse.ArgumentParser:
                    "(mcts:iterations=200)")
     p.add_argument("--p2", default=None, help="efficiency, positions: the second agent "
                    "(default rule)")
-    p.add_argument("--win-games", type=int, default=400,
+    p.add_argument("--win-games", type=integer, default=400,
                    help="efficiency: games for the win rate (the analysed ones first)")
     p.add_argument("--out", default=None, help="calibration, ordering, stability, efficiency: "
                    "keep the transcripts and analyses there (a run again reuses them); local: "
                    "append every decision to this JSONL")
     p.add_argument("--suite", default=None, help="positions: the suite answered")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--json", action="store_true", help="engine, mcts: one JSON object")
-    p.add_argument("--positions", type=int, default=20, help="local: positions per candidate")
+    p.add_argument("--positions", type=integer, default=20, help="local: positions per candidate")
     p.add_argument("--variants", default="baseline,local,local+legal",
                    help="local: candidates, a prompt variant each, +legal for output "
                         "constrained to the legal moves, or default (llm:local as shipped)")
-    p.add_argument("--quality-iterations", type=int, default=2000,
+    p.add_argument("--quality-iterations", type=integer, default=2000,
                    help="local: MCTS iterations that judge each position's moves (0: off)")
     p.add_argument("--server-setting", action="append", default=[], metavar="KEY=VALUE",
                    help="local: a llama-cpp-python server setting for every candidate")

@@ -132,5 +132,10 @@ class DeadlineError(BusyError):
     was too busy, or the agent hung); a game's seat gets its fallback, a caller may retry."""
 
 
+class MisdirectedError(DuelError):
+    """A request that names a host this server does not answer to (its Host header): a page
+    of another site reaching a loopback server through DNS rebinding."""
+
+
 class SlowClientError(DuelError):
     """A client sent its request too slowly (its body trickled in past the server's deadline)."""

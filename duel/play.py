@@ -3,11 +3,15 @@ loopback port (games in a temporary database unless `--db`), the game created th
 API like any client's, and the play page opened (its URL printed, for when no browser opens).
 
 The person is the operator here: a spec the public catalogue would refuse (an LLM, a model
-file) is configured as the server's agent under a name made from it."""
+file) is configured as the server's agent under a name made from it, for the operator's token
+alone: a token `duel play` makes, keeps in memory and sends itself when it creates the game,
+so no other program (a web page reaching the loopback port) can seat that agent. The server
+answers only to loopback host names (server/hosts.py)."""
 
 from __future__ import annotations
 
 import re
+import secrets
 import socket
 import tempfile
 import threading
@@ -50,9 +54,10 @@ def opponent(spec: str) -> tuple[str, dict[str, str]]:
         return name, {name: spec}
 
 
-def create_game(url: str, seat: str, seat_number: int, seed: int | None) -> str:
-    """Creates the game through the REST API once the server answers; the play page's URL,
-    with the seat's token in its fragment."""
+def create_game(url: str, seat: str, seat_number: int, seed: int | None,
+                operator: str | None = None) -> str:
+    """Creates the game through the REST API once the server answers (as the `operator`, when
+    given); the play page's URL, with the seat's token in its fragment."""
     deadline = time.monotonic() + READY
     while True:
         try:
@@ -68,7 +73,8 @@ def create_game(url: str, seat: str, seat_number: int, seed: int | None) -> str:
         body = {"player1": seat, "player2": "external"}
     if seed is not None:
         body["seed"] = seed
-    r = httpx.post(url + "/games", json=body, timeout=30)
+    headers = {"Authorization": f"Bearer {operator}"} if operator else None
+    r = httpx.post(url + "/games", json=body, headers=headers, timeout=30)
     if r.status_code != 201:
         raise DuelError(f"the game could not be created: {r.text}")
     game = r.json()
@@ -80,6 +86,7 @@ def play(spec: str, seed: int | None, seat_number: int, port: int, db: str | Non
     from server.budget import check_budget
     from server.catalogue import Catalogue
     from server.connections import Server, server_config
+    from server.hosts import allowed_hosts
     from server.main import create_app
     from server.settings import Limits
 
@@ -90,14 +97,16 @@ def play(spec: str, seed: int | None, seat_number: int, port: int, db: str | Non
     port = port or free_port()
     url = f"http://127.0.0.1:{port}"
     limits = Limits()
-    app = create_app(db, limits=limits, agents=agents)
+    operator = secrets.token_urlsafe(32)
+    app = create_app(db, limits=limits, agents=agents, admin_token=operator,
+                     allowed_hosts=allowed_hosts("127.0.0.1"), agents_all_restricted=True)
     server = Server(server_config(app, "127.0.0.1", port, "warning", limits), app)
 
     failed: list[DuelError] = []
 
     def start() -> None:
         try:
-            page = create_game(url, seat, seat_number, seed)
+            page = create_game(url, seat, seat_number, seed, operator)
         except DuelError as exc:
             failed.append(exc)
             server.should_exit = True

@@ -130,6 +130,24 @@ class Turns:
         except DuelError as exc:
             log.warning("game %s: agent move refused: %s", game.code, exc)
 
+    async def expire(self, game: LiveGame, idle: float) -> bool:
+        """End `game`, idle for `idle` seconds: its turn (an agent's pending decision, a clock)
+        is stopped and the player to move forfeits, recorded as expired (`details.expired`);
+        its moves are kept and its transcript is complete. False if it moved meanwhile."""
+        ply = game.state.ply
+        if game.task is not None and not game.task.done():
+            game.task.cancel()
+        seat = to_move(game.state)
+        move = game.state.legal_moves()[0]  # recorded with the resignation, never played
+        try:
+            await self.play(game, seat, move, ply, {"expired": True, "idle_seconds": round(idle)},
+                            forfeit=True, runner=True)
+        except DuelError:
+            return False  # it moved (or ended) meanwhile
+        log.info("game %s expired after %.0f s without a move; %s forfeits", game.code, idle,
+                 seat)
+        return True
+
     async def _clock(self, game: LiveGame, seat: Seat) -> None:
         ply = game.state.ply
         await asyncio.sleep(float(game.row.options["time_per_move"]))

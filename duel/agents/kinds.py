@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from duel.agents.base import Agent
 from duel.errors import SpecError
+from duel.numbers import SEED_MAX, ascii_float, ascii_int
 
 Builder = TypeVar("Builder", bound=Callable[..., Any])
 
@@ -82,8 +83,15 @@ def parse_params(kind: AgentKind, text: str) -> dict[str, Any]:
                 if raw.lower() not in ("true", "false", "1", "0"):
                     raise ValueError(raw)
                 value: Any = raw.lower() in ("true", "1")
+            elif param.type is int:
+                value = ascii_int(raw.strip(), f"{kind.name}: {key}",
+                                  *((-1, SEED_MAX) if key == "seed" else ()))
+            elif param.type is float:
+                value = ascii_float(raw.strip(), f"{kind.name}: {key}")
             else:
                 value = param.type(raw)
+        except SpecError:
+            raise
         except ValueError:
             raise SpecError(f"{kind.name}: {key} must be {param.type.__name__}, got {raw!r}") \
                 from None

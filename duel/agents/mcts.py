@@ -51,6 +51,7 @@ from duel.engine.data import CARD_IDS, TOKEN_IDS, WONDER_IDS
 from duel.engine.moves import CONSTRUCT_BUILDING, DISCARD, MOVE_KINDS
 from duel.engine.state import GameState
 from duel.engine.steps import GAME_END
+from duel.orphans import die_with_parent
 
 
 @contextmanager
@@ -483,7 +484,10 @@ def shared_pool(workers: int) -> ProcessPoolExecutor:
         else:
             method = "forkserver" if "forkserver" in methods else "spawn"
         context = multiprocessing.get_context(method)
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        # Each tree's process dies with this one (a server's search worker killed at its
+        # deadline, or when the server dies): duel/orphans.py.
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                   initializer=die_with_parent)
         _POOLS[key] = pool
         # Shut the pool down when this process ends. A finalizer, not atexit: when the agent
         # plays inside a worker process (a tournament's), multiprocessing ends that process by

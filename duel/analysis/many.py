@@ -14,6 +14,8 @@ from typing import Any
 
 from tqdm import tqdm
 
+from duel.io import read_bytes
+
 from . import sidecar
 from .game import Analysis, analyse_file, analyse_transcript, load_analysis
 from .report import render
@@ -71,7 +73,8 @@ def on_ray(todo: list[tuple[Path, tuple[int, ...]]], settings: Settings, ray: st
 
     connect(ray)
     remote = RayPool(analyse_elsewhere)
-    futures = {remote.submit(path.name, path.read_text(), seats, settings): path
+    futures = {remote.submit(path.name, read_bytes(str(path)).decode("utf-8", "replace"), seats,
+                                     settings): path
                for path, seats in todo}
     try:
         for future in as_completed(futures):

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from duel.engine import RULES_VERSION
-from duel.errors import DuelError, TranscriptError
+from duel.errors import DuelError, InvalidStateError, TranscriptError
 
 SUFFIX: Final = ".analysis.json"
 FORMAT_VERSION: Final = 1
@@ -28,10 +28,12 @@ def sidecar_path(transcript: str | Path) -> Path:
 
 def file_hash(path: str | Path) -> str:
     """The SHA-256 of a file's bytes (hex)."""
+    from duel.io import read_bytes
+
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError as exc:
-        raise TranscriptError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return hashlib.sha256(read_bytes(str(path))).hexdigest()
+    except InvalidStateError as exc:
+        raise TranscriptError(str(exc)) from None
 
 
 def problem(obj: Any) -> str | None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from duel.errors import UsageError
+from duel.numbers import integer, seed
 
 from .figures import RESAMPLES
 
@@ -22,10 +23,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--out", required=True, metavar="SITE",
                    help="the site's folder (index.html, players/, games/, plots/, "
                    "leaderboard.json); built again, it keeps the replays already made")
-    p.add_argument("--resamples", type=int, default=RESAMPLES,
+    p.add_argument("--resamples", type=integer, default=RESAMPLES,
                    help=f"bootstrap samples for the CIs and rank intervals (default {RESAMPLES})")
-    p.add_argument("--seed", type=int, default=0, help="the bootstrap's seed")
-    p.add_argument("--jobs", type=int, default=None,
+    p.add_argument("--seed", type=seed, default=0, help="the bootstrap's seed")
+    p.add_argument("--jobs", type=integer, default=None,
                    help="processes making the replay pages (default: the CPUs, at most 4)")
     p.add_argument("--no-replays", action="store_true",
                    help="leave the games' replay pages out (a smaller site; games unlinked)")

@@ -211,10 +211,20 @@ def transcript_schema() -> dict[str, Any]:
                        "true (its move was never played).",
         "oneOf": [
             {"type": "object",
-             "required": ["type", "format_version", "duel_version", "rules_version", "seed",
-                          "deal", "options", "players"],
+             "required": ["type", "format_version", "duel_version", "rules_version", "options",
+                          "players"],
+             # A sealed header (a running game's, as a server shows it) has no seed or deal;
+             # every other header has both.
+             "if": {"required": ["sealed"]},
+             "then": {"not": {"anyOf": [{"required": [k]} for k in ("seed", "deal",
+                                                                     "deal_from_seed")]}},
+             "else": {"required": ["seed", "deal"]},
              "properties": {
                  "type": {"const": "header"},
+                 "sealed": {"const": True,
+                            "description": "a game still in play as a server shows it: the seed "
+                                           "and the deal are withheld until the game is over, so "
+                                           "the transcript cannot be replayed"},
                  "format_version": {"type": "integer", "minimum": 1},
                  "duel_version": {"type": "string"},
                  "rules_version": {"type": "string"},

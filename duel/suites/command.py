@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from duel.errors import UsageError
+from duel.numbers import integer, real, seed
 
 from .extract import DEFAULT_MIN_GAP, DEFAULT_PER_KIND
 
@@ -22,18 +23,18 @@ def add_positions_parser(sub: Any) -> None:
                            "analyser's best move beats the second-best by --min-gap")
     p.add_argument("transcripts", nargs="+", help="transcript files, or folders of them")
     p.add_argument("--out", required=True, help="the suite file to write (JSON)")
-    p.add_argument("--min-gap", type=float, default=DEFAULT_MIN_GAP, metavar="G",
+    p.add_argument("--min-gap", type=real, default=DEFAULT_MIN_GAP, metavar="G",
                    help="keep decisions whose best move is worth at least G (expected score) "
                    f"more than the second-best (default {DEFAULT_MIN_GAP})")
-    p.add_argument("--per-kind", type=int, default=DEFAULT_PER_KIND, metavar="N",
+    p.add_argument("--per-kind", type=integer, default=DEFAULT_PER_KIND, metavar="N",
                    help=f"at most N positions per Age and decision kind (default "
                    f"{DEFAULT_PER_KIND})")
-    p.add_argument("--iterations", type=int, default=None,
+    p.add_argument("--iterations", type=integer, default=None,
                    help="analyser iterations per decision (default: a fresh sidecar as it is, "
                    "else duel analyse's default)")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=seed, default=None,
                    help="analyser seed and the draw of positions (default 0)")
-    p.add_argument("--jobs", type=int, default=2, help="analyser processes (default 2)")
+    p.add_argument("--jobs", type=integer, default=2, help="analyser processes (default 2)")
     p.set_defaults(func=extract, command_name="positions extract")
     p = pos_sub.add_parser("check", help="check a suite: its schema, and every view's legal "
                            "moves against the engine")

@@ -10,6 +10,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -219,3 +220,16 @@ def create(client: Any, p1: str, p2: str, **options: Any) -> tuple[str, dict[str
     assert r.status_code == 201, r.text
     body = r.json()
     return body["code"], body["tokens"]
+
+
+@contextmanager
+def from_address(client: Any, host: str) -> Iterator[Any]:
+    """The test client's requests come from `host` for the block (the server keys every
+    per-client limit by address)."""
+    transport = client._transport
+    before = transport.client
+    transport.client = (host, 50000)
+    try:
+        yield client
+    finally:
+        transport.client = before

@@ -19,6 +19,9 @@ from duel.match import play_match
 from duel.transcripts import TranscriptWriter, initial_state, read, replay
 from duel.viewer import render
 
+# The test reads the running game's deal to replay it: the operator's privilege.
+OPERATOR = "the-operator-of-the-tally-test"
+
 # What the replay page shows in each city's points, frame after frame (as its arrow key does).
 SHOWN = """["player1", "player2"].map(c => parseInt(document.querySelector(
     `[data-city=${c}] .stat.vp`).textContent, 10))"""
@@ -68,13 +71,14 @@ def test_the_play_page_shows_the_engine_s_points_at_every_turn(tmp_path: Path, d
         page.wait_for_function(f"() => document.body.dataset.pointsPly === '{ply}'")
         shown = page.evaluate(SHOWN)
         part = tmp_path / "partial.jsonl"
-        part.write_text(httpx.get(f"{url}/games/{code}/transcript?partial=true", timeout=30).text)
+        part.write_text(httpx.get(f"{url}/games/{code}/transcript?partial=true", timeout=30,
+                                  headers={"Authorization": f"Bearer {OPERATOR}"}).text)
         t = read(part)
         state = [initial_state(t), *(step.after for step in replay(t))][ply]
         assert shown == [state.score(1)["TOTAL"], state.score(0)["TOTAL"]], (ply, shown)
         checked += 1
 
-    with served(db) as (url, _lines), chromium() as browser:
+    with served(db, admin_token=OPERATOR) as (url, _lines), chromium() as browser:
         r = httpx.post(url + "/games", json={"player1": "external", "player2": "rule", "seed": 4},
                        timeout=30)
         code, token = r.json()["code"], r.json()["tokens"]["1"]

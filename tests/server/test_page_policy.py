@@ -20,6 +20,7 @@ from duel.engine import new_game
 from duel.match import play_match
 from duel.transcripts import TranscriptWriter, read
 from duel.viewer import render
+from server.routes.docs import REDOC_STYLES
 
 UNSAFE = ("'unsafe-inline'", "'unsafe-eval'", "'unsafe-hashes'", "*", "http:", "https:", "data:")
 
@@ -34,23 +35,26 @@ def _policy(header: str) -> dict[str, list[str]]:
     return out
 
 
-def _strict(r: httpx.Response) -> str:
+def _strict(r: httpx.Response, elements: frozenset[str] = frozenset({"script", "style"}),
+            styles: tuple[str, ...] = ()) -> str:
     """The response's nonce, once its policy is checked strict and every script and style
-    element of the page carries it."""
+    element of the page (it has `elements`) carries it."""
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/html"), r.text
     policy = _policy(r.headers["content-security-policy"])
     assert policy["default-src"] == ["'none'"]
     [source] = policy["script-src"]
     nonce = re.fullmatch(r"'nonce-([A-Za-z0-9_-]{22,})'", source)
     assert nonce, source
-    assert policy["style-src"] == [source]
+    assert policy["style-src"] == [source, *styles]
     assert policy["connect-src"] == ["'self'"]
     assert policy["base-uri"] == ["'none'"] and policy["frame-ancestors"] == ["'none'"]
     for directive in ("script-src", "style-src", "connect-src", "default-src"):
         assert not set(policy[directive]) & set(UNSAFE), (directive, policy[directive])
     tags = re.findall(r"<(script|style)\b([^>]*)>", r.text)
-    assert {t for t, _ in tags} == {"script", "style"}
-    assert all(attrs == f' nonce="{nonce.group(1)}"' for _, attrs in tags), tags
+    assert {t for t, _ in tags} == elements
+    # Inline, or a script of this server's own (the docs pages' Swagger UI and ReDoc).
+    assert all(re.fullmatch(rf'( src="/[^"]*")? nonce="{nonce.group(1)}"', attrs)
+               for _, attrs in tags), tags
     assert r.headers["referrer-policy"] == "no-referrer"
     assert r.headers["x-content-type-options"] == "nosniff"
     return nonce.group(1)
@@ -102,3 +106,35 @@ def test_an_injected_script_does_not_run_but_the_page_does(db: str) -> None:
         assert len(errors) == len(refused), errors  # nothing else went wrong
         page.locator("[data-move]").first.click()
         page.wait_for_function("() => document.body.dataset.ply !== '0'")
+
+
+def test_the_api_docs_are_self_contained_under_the_same_policy(db: str) -> None:
+    """/docs (Swagger UI) and /redoc (ReDoc) load their scripts and styles from this server,
+    carry the pages' strict policy, and render in Chromium with nothing refused and no request
+    to another host."""
+    from browser import WAIT, chromium, served
+
+    with served(db) as (url, _), chromium() as browser:
+        for path, styles in (("/docs", ()), ("/redoc", REDOC_STYLES)):
+            r = httpx.get(url + path, timeout=30)
+            nonce = _strict(r, frozenset({"script"}), styles)
+            assert "cdn" not in r.text.lower() and "https://" not in r.text
+            assert f'nonce="{nonce}"' in r.text
+        for asset in ("swagger-ui-bundle.js", "swagger-ui.css", "redoc.standalone.js"):
+            assert httpx.get(f"{url}/docs/assets/{asset}", timeout=30).status_code == 200
+        assert httpx.get(f"{url}/docs/assets/..%2fcore.py", timeout=30).status_code == 404
+        for path, shown in (("/docs", "#operations-games-create_game_games_post"),
+                            ("/redoc", '[id="operation/create_game_games_post"]')):
+            requested: list[str] = []
+            errors: list[str] = []
+            page = browser.new_page()
+            page.on("request", lambda req, seen=requested: seen.append(req.url))
+            page.on("console", lambda m, seen=errors: seen.append(m.text)
+                    if m.type == "error" else None)
+            page.on("pageerror", lambda e, seen=errors: seen.append(str(e)))
+            page.goto(url + path)
+            page.wait_for_selector(shown, state="attached", timeout=WAIT * 1000)
+            assert not errors, (path, errors)
+            assert all(u.startswith(url) or u.startswith(("data:", "blob:"))
+                       for u in requested), requested
+            page.close()

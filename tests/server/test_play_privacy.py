@@ -47,10 +47,14 @@ def _marked_reply(body: dict[str, Any]) -> Scripted:
                         tool_args=random.Random(marker).choice(moves))
 
 
+OPERATOR = "the-operator-of-the-privacy-test"
+
+
 def _states(url: str, code: str) -> dict[int, GameState]:
-    """Every position of the game so far by ply, replayed from its partial transcript."""
+    """Every position of the game so far by ply, replayed from its partial transcript, read
+    as the operator (a running game's deal is the operator's alone)."""
     text = httpx.get(f"{url}/games/{code}/transcript", params={"partial": "true"},
-                     timeout=30).text
+                     headers={"Authorization": f"Bearer {OPERATOR}"}, timeout=30).text
     lines = [json.loads(x) for x in text.splitlines()]
     t = Transcript(lines[0], [x for x in lines if x["type"] == "move"], None)
     states = {0: initial_state(t)}
@@ -81,9 +85,10 @@ def test_nothing_hidden_shows_before_the_move(db: str, monkeypatch: pytest.Monke
     with FakeLLMServer(_marked_reply) as llm, chromium() as browser:
         llm.delay = 0.8  # the seat thinks long enough to be looked at
         agents = {"fakellm": f"llm:compat:m@{llm.url}/v1,prompt=legal-moves"}
-        with served(db, agents) as (url, lines):
+        with served(db, agents, admin_token=OPERATOR) as (url, lines):
             r = httpx.post(url + "/games", json={"player1": "external", "player2": "fakellm",
-                                                 "seed": 8}, timeout=30).json()
+                                                 "seed": 8}, timeout=30,
+                           headers={"Authorization": f"Bearer {OPERATOR}"}).json()
             code, token = r["code"], r["tokens"]["1"]
             auth = {"Authorization": f"Bearer {token}"}
             events: list[str] = []
