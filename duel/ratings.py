@@ -56,11 +56,10 @@ def found_games(folders: Iterable[str]) -> list[FoundGame]:
                     summary = GameSummary.from_json(obj)
                 except DuelError:
                     continue  # not a game record: that game is played again by a resume
-                ref = obj.get("transcript")
-                transcript = (path.parent / ref) if isinstance(ref, str) and ref else None
+                transcript = _named(path, obj.get("transcript"))
                 if transcript is not None:
                     named.add(transcript.resolve())
-                    if not transcript.exists():
+                    if not transcript.is_file():
                         transcript = None
                 lines.append(FoundGame(summary, path, transcript, number))
     loose: list[FoundGame] = []
@@ -78,6 +77,16 @@ def found_games(folders: Iterable[str]) -> list[FoundGame]:
             except (TranscriptError, KeyError, TypeError, AttributeError):
                 continue  # not a transcript
     return lines + loose
+
+
+def _named(games: Path, ref: Any) -> Path | None:
+    """The transcript a tournament line names: a path inside the folder of its games.jsonl
+    (a line naming a file anywhere else names none)."""
+    if not isinstance(ref, str) or not ref:
+        return None
+    folder = games.parent.resolve()
+    target = (folder / ref).resolve()
+    return folder / ref if target.is_relative_to(folder) and target != folder else None
 
 
 def _lines(path: Path) -> list[tuple[int, Any]]:

@@ -91,3 +91,21 @@ def test_a_copied_transcript_counts_once(tmp_path: Path) -> None:
     loaded = load([str(tmp_path / "a"), str(tmp_path / "b")])
     assert len(loaded.games) == 1 and "counted once" in loaded.notes[0]
     assert loaded.games[0].started_at is not None
+
+
+def test_a_line_naming_a_file_outside_its_folder_names_no_transcript(tmp_path: Path) -> None:
+    """A games.jsonl that names ../elsewhere/g.jsonl (a hostile folder) does not bring that
+    file into a site; the line still counts."""
+    from duel.ratings import found_games
+
+    assert main(["match", "--p1", "rule", "--p2", "random", "--seed", "4", "--transcript",
+                 str(tmp_path / "elsewhere" / "g.jsonl")]) == 0
+    assert main(["tournament", "--p1", "rule", "--p2", "random", "--games", "1", "--seed",
+                 "4", "--out", str(tmp_path / "t"), "--no-progress"]) == 0
+    games = tmp_path / "t" / "games.jsonl"
+    line = games.read_text().replace('"transcripts/game00001-deal4.jsonl"',
+                                     '"../elsewhere/g.jsonl"')
+    games.write_text(line)
+    (tmp_path / "t" / "transcripts" / "game00001-deal4.jsonl").unlink()
+    [found] = found_games([str(tmp_path / "t")])
+    assert found.line == 1 and found.transcript is None
