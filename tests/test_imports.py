@@ -181,7 +181,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("duel.agents",),
     ("duel.records", "duel.match", "duel.transcripts"),
     ("duel.analysis", "duel.runs", "duel.rl", "duel.viewer"),
-    ("duel.grading", "server"),
+    ("duel.grading", "duel.leaderboard", "server"),
     ("duel.bench",),
     ("duel.cli", "duel.api"),
 )

@@ -16,8 +16,10 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--p2", required=True, help="agent spec B")
     p.add_argument("--games", type=integer, default=20)
     add_seed(p)
-    p.add_argument("--out", default=None, help="folder for games.jsonl (resumable; without it "
-                   "the games are not kept)")
+    p.add_argument("--out", default=None, help="folder for games.jsonl and the games' "
+                   "transcripts (resumable; without it the games are not kept)")
+    p.add_argument("--no-transcripts", action="store_true",
+                   help="with --out, keep games.jsonl only (no transcript per game)")
     add_run_options(p, jobs_default=1)
     add_budget(p)
     p.set_defaults(func=tournament)
@@ -31,6 +33,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--out", required=True,
                    help="folder of the ladder: one games.jsonl per pairing (resumable)")
     add_seed(p, 0, "first deal's seed, in every pairing")
+    p.add_argument("--no-transcripts", action="store_true",
+                   help="keep each pairing's games.jsonl only (no transcript per game)")
     add_run_options(p, jobs_default=1)
     p.add_argument("--resamples", type=integer, default=200, help="bootstrap resamples")
     add_budget(p, "of each pairing (earlier runs included)")
@@ -50,7 +54,8 @@ def tournament(args: argparse.Namespace) -> int:
     opts = run_options(args)
     standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=opts.jobs,
                     out=args.out, progress=opts.progress, budget_usd=args.budget_usd,
-                    ray=opts.ray, llm_limit=opts.llm_limit)
+                    ray=opts.ray, llm_limit=opts.llm_limit,
+                    transcripts=not args.no_transcripts)
     print(standings.report(wall=time.perf_counter() - start))
     print(f"Games: {args.out}/games.jsonl" if args.out else
           "Games: not kept (give --out DIR to keep them and to resume)")
@@ -65,7 +70,7 @@ def ladder(args: argparse.Namespace) -> int:
     result = runs.run(args.player, runs.parse_rungs(args.rungs), args.games, args.out,
                       seed=args.seed, jobs=opts.jobs, progress=opts.progress,
                       budget_usd=args.budget_usd, ray=opts.ray, llm_limit=opts.llm_limit,
-                      resamples=args.resamples)
+                      resamples=args.resamples, transcripts=not args.no_transcripts)
     for pairing, standings in result.standings:
         print(f"{pairing.folder}:")
         print(standings.report())

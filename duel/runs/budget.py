@@ -32,10 +32,10 @@ from typing import Any
 
 from duel.agents.llm.accounting import llm_totals
 from duel.agents.llm.prices import cost
+from duel.agents.llm.totals import combine
 from duel.errors import UsageError
 from duel.records import GameSummary
 from duel.runs.schedule import Gate
-from duel.agents.llm.totals import combine
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from duel.runs import tournament
 from duel.agents.llm.limits import LimitSpec
 from duel.agents.spec import make_agent
 from duel.errors import UsageError
+from duel.runs import tournament
 from duel.runs.ratings import collect, rate
 
 RUNGS = (50, 200, 1000)  # MCTS iterations: the README's ladder
@@ -88,7 +88,8 @@ class LadderResult:
 
 def run(player: str, rungs: list[int], games: int, out: str, seed: int = 0, jobs: int = 1,
         progress: bool = True, budget_usd: float | None = None, ray: str | None = None,
-        llm_limit: LimitSpec | None = None, resamples: int = 200) -> LadderResult:
+        llm_limit: LimitSpec | None = None, resamples: int = 200,
+        transcripts: bool = True) -> LadderResult:
     """Play (or resume) every pairing of the ladder, `games` games each on the same deals
     (`seed`), then rate them all. `budget_usd` caps each pairing's LLM money (its folder's
     games included); `ray`, `jobs`, `llm_limit`: as for duel.runs.tournament.run."""
@@ -104,7 +105,8 @@ def run(player: str, rungs: list[int], games: int, out: str, seed: int = 0, jobs
     for p in pairings(player, rungs):
         standings = tournament.run(p.a, p.b, games, seed=seed, jobs=jobs,
                                    out=str(root / p.folder), progress=progress,
-                                   budget_usd=budget_usd, ray=ray, llm_limit=llm_limit)
+                                   budget_usd=budget_usd, ray=ray, llm_limit=llm_limit,
+                                   transcripts=transcripts)
         played.append((p, standings))
     # Every game under the folder: those of earlier runs' rungs too (one player's, by _claim).
     rated = collect([str(root)])

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from duel.agents.llm.limits import LimitSpec
+from duel.agents.llm.totals import combine, summary_line
 from duel.agents.spec import make_agent
-from duel.runs.budget import Budget, GameCost, is_llm
-from duel.runs.campaign import Campaign
-from duel.runs.schedule import seat_swapped
-from duel.runs.campaign import run as campaign_run
 from duel.engine import Seat
 from duel.match import play_match
 from duel.records import GameSummary, read_games
+from duel.runs.budget import Budget, GameCost, is_llm
+from duel.runs.campaign import Campaign
+from duel.runs.campaign import run as campaign_run
+from duel.runs.schedule import seat_swapped
 from duel.stats import wilson
-from duel.util.files import append_jsonl
-from duel.agents.llm.totals import combine, summary_line
+from duel.util.files import append_jsonl, atomic_write
+
 
 @dataclass(frozen=True)
 class GameTask:
@@ -44,8 +46,26 @@ class GameTask:
         return Seat.P1 if self.index % 2 == 0 else Seat.P2
 
 
+TRANSCRIPTS = "transcripts"  # the folder of a tournament's transcripts, under its --out
+
+
 def play_game(seed: int, p1: str, p2: str) -> GameSummary:
     return play_match(p1, p2, seed=seed).summary()
+
+
+def play_recorded(seed: int, p1: str, p2: str) -> tuple[GameSummary, str]:
+    """A game and its transcript's text, for the run's own process to write into its folder (a
+    game played in another process, or on another machine, included)."""
+    with tempfile.TemporaryDirectory(prefix="duel-game-") as tmp:
+        result = play_match(p1, p2, seed=seed, transcript=Path(tmp) / "game.jsonl")
+        assert result.transcript is not None
+        return result.summary(), result.transcript.read_text()
+
+
+def transcript_name(task: GameTask) -> str:
+    """Where the transcript of the schedule's game goes under the tournament's folder: stable
+    across resumes and longer runs, as the schedule is."""
+    return f"{TRANSCRIPTS}/game{task.index + 1:05d}-deal{task.seed}.jsonl"
 
 
 def schedule(a: str, b: str, games: int, seed: int) -> list[GameTask]:
@@ -121,8 +141,11 @@ class Standings:
 
 def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | None = None,
         progress: bool = True, budget_usd: float | None = None,
-        ray: str | None = None, llm_limit: LimitSpec | None = None) -> Standings:
+        ray: str | None = None, llm_limit: LimitSpec | None = None,
+        transcripts: bool = True) -> Standings:
     """Play (or resume) a tournament; games already recorded in `out` are not replayed.
+    `transcripts`: with `out`, each game's transcript goes to `out`/transcripts/ too, its line
+    in games.jsonl naming it (what `duel leaderboard` links to the replay viewer).
     `budget_usd`: start no game that would take the LLM money spent past it (duel.runs.budget);
     the games recorded in `out` count. `ray`: play the games as tasks of that Ray cluster (see
     duel.runs.cluster), at most `jobs` at once (0: one per CPU of the cluster), the LLM seats'
@@ -149,14 +172,22 @@ def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | Non
                 standings.add(g, t.a_seat)
                 earlier[t] = GameCost.of_game(g)
 
-    def done(task: GameTask, game: GameSummary) -> GameCost:
+    recorded = transcripts and path is not None
+
+    def done(task: GameTask, result: GameSummary | tuple[GameSummary, str]) -> GameCost:
+        game, text = result if isinstance(result, tuple) else (result, None)
         standings.add(game, task.a_seat)
         if path is not None:
-            append_jsonl(path, game.to_json())
+            line = game.to_json()
+            if text is not None:
+                atomic_write(path.parent / transcript_name(task), text)  # before its line
+                line["transcript"] = transcript_name(task)
+            append_jsonl(path, line)
         return GameCost.of_game(game)  # an unknown cost under a budget stops the run here
 
-    campaign = Campaign(play_game, lambda t: (t.seed, t.p1, t.p2), done, processes=True,
-                        agents=agents)
+    campaign: Campaign[GameTask, GameSummary | tuple[GameSummary, str]] = Campaign(
+        play_recorded if recorded else play_game, lambda t: (t.seed, t.p1, t.p2), done,
+        processes=True, agents=agents)
     standings.notes = campaign_run(campaign, tasks, earlier, budget, jobs, progress, ray,
                                    llm_limit, show_money=budget_usd is not None or is_llm(a)
                                    or is_llm(b))

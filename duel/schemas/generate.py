@@ -1,8 +1,9 @@
 """Builds the published JSON Schemas from the engine's name tables.
 
 The committed files (``state.schema.json``, ``move.schema.json``, ``deal.schema.json``,
-``transcript.schema.json``, ``analysis.schema.json``, ``suite.schema.json``) are the
-published form; ``python -m duel.schemas.generate`` rewrites them and a test checks they are
+``transcript.schema.json``, ``analysis.schema.json``, ``suite.schema.json``,
+``leaderboard.schema.json``) are the published form; ``python -m duel.schemas.generate``
+rewrites them and a test checks they are
 current.
 """
 
@@ -432,9 +433,111 @@ def suite_schema() -> dict[str, Any]:
     }
 
 
+def leaderboard_schema() -> dict[str, Any]:
+    """leaderboard.json (duel.leaderboard; `duel leaderboard`, and `duel serve` at
+    /leaderboard/leaderboard.json)."""
+    num = {"type": "number"}
+    count = {"type": "integer", "minimum": 0}
+    unit = {"type": "number", "minimum": 0, "maximum": 1}
+    usd = {"type": ["number", "null"], "minimum": 0}
+    text = {"type": ["string", "null"]}
+
+    def pair(item: dict[str, Any], nullable: bool = True) -> dict[str, Any]:
+        shape = {"type": "array", "items": item, "minItems": 2, "maxItems": 2}
+        return {"oneOf": [shape, {"type": "null"}]} if nullable else shape
+
+    group = {"type": "object", "required": ["decisions", "games", "mean_loss", "ci"],
+             "additionalProperties": False,
+             "properties": {"decisions": count, "games": count, "mean_loss": unit,
+                            "ci": pair(unit)}}
+    player = {
+        "type": "object",
+        "required": ["player", "spec", "rating", "rating_ci", "rank_interval", "games",
+                     "score_rate", "cost_per_game_usd", "mean_loss"],
+        "properties": {
+            "player": {"type": "string", "description": "the name rows are keyed by "
+                       "(data-player): the spec, tagged with the prompt's hash only when the "
+                       "spec's games were played with several prompt texts"},
+            "spec": {"type": "string"}, "prompt_hash": text, "page": {"type": "string"},
+            "anchor": {"type": "boolean"}, "rung": {"type": ["integer", "null"]},
+            "place": {"type": "string"},
+            "rating": num, "rating_ci": pair(num, False),
+            "rank_interval": pair({"type": "integer", "minimum": 1}, False),
+            "provisional": {"type": "boolean"},
+            "games": {"type": "integer", "minimum": 1}, "wins": count, "draws": count,
+            "losses": count, "score_rate": unit, "score_rate_ci": pair(unit, False),
+            "llm": {"type": "boolean"}, "llm_moves": count,
+            "first_try_legal": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            "first_try_legal_ci": pair(unit),
+            "legal_after_retries": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            "fallbacks": count,
+            "tokens_per_move": {"oneOf": [{"type": "null"}, {
+                "type": "object", "required": ["input", "cached", "output", "reasoning"],
+                "properties": {k: {"type": ["number", "null"], "minimum": 0}
+                               for k in ("input", "cached", "output", "reasoning")}}]},
+            "reasoning": text, "cost_games": count, "cost_usd": usd,
+            "cost_per_game_usd": usd, "cost_per_game_ci": pair(usd),
+            "cost_per_game_won_usd": usd,
+            "analysed_games": count, "decisions": count,
+            "mean_loss": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            "mean_loss_ci": pair(unit),
+            "loss_by_age": {"type": "object", "propertyNames": {"enum": ["1", "2", "3"]},
+                            "additionalProperties": group},
+            "loss_by_kind": {"type": "object", "additionalProperties": group},
+            "first_game": text, "last_game": text, "dated_games": count,
+        },
+    }
+    pairing = {"type": "object",
+               "required": ["a", "b", "games", "a_wins", "draws", "b_wins", "a_score_rate",
+                            "a_score_rate_ci", "a_expected"],
+               "properties": {"a": {"type": "string"}, "b": {"type": "string"},
+                              "games": count, "a_wins": count, "draws": count,
+                              "b_wins": count, "a_score_rate": unit,
+                              "a_score_rate_ci": pair(unit, False), "a_expected": unit}}
+    game = {"type": "object",
+            "required": ["key", "players", "specs", "winner", "victory", "scores", "moves",
+                         "seed", "started_at", "replay"],
+            "properties": {"key": {"type": "string"},
+                           "players": pair({"type": "string"}, False),
+                           "specs": pair({"type": "string"}, False),
+                           "winner": {"enum": [1, 2, None]},
+                           "victory": {"enum": ["military", "science", "civilian", "forfeit"]},
+                           "scores": pair({"type": "integer"}, False), "moves": count,
+                           "seed": {"type": ["integer", "null"]}, "started_at": text,
+                           "replay": text}}
+    return {
+        "$schema": DRAFT,
+        "$id": "https://duel.dev/schemas/leaderboard.schema.json",
+        "title": "A duel leaderboard (leaderboard.json)",
+        "description": "Players (an agent spec with its settings) rated by Bradley-Terry on "
+                       "the Elo scale (0 = the smallest MCTS budget present, else the mean), "
+                       "best first. rating_ci and rank_interval ([best, worst] rank, 1 = "
+                       "first) come from one parametric bootstrap (method); every rate has "
+                       "its 95% CI and its n beside it (games, llm_moves, cost_games, "
+                       "decisions). Figures that are not known are null: an LLM figure of a "
+                       "player that made no LLM move, a cost with no priced game, a loss "
+                       "with no analysed game. Agents that call no API cost 0 US$.",
+        "type": "object",
+        "required": ["format_version", "duel_version", "method", "summary", "players",
+                     "pairings", "games", "notes"],
+        "properties": {
+            "format_version": {"const": 1}, "duel_version": {"type": "string"},
+            "method": {"type": "object", "required": ["resamples", "seed", "level", "anchor"],
+                       "properties": {"resamples": count, "seed": count, "level": unit,
+                                      "anchor": text}},
+            "summary": {"type": "object", "required": ["players", "games"],
+                        "properties": {"players": count, "games": count}},
+            "players": {"type": "array", "items": player},
+            "pairings": {"type": "array", "items": pairing},
+            "games": {"type": "array", "items": game},
+            "notes": {"type": "array", "items": {"type": "string"}},
+        },
+    }
+
+
 SCHEMAS = {"state": state_schema, "move": move_schema, "deal": deal_schema,
            "transcript": transcript_schema, "analysis": analysis_schema,
-           "suite": suite_schema}
+           "suite": suite_schema, "leaderboard": leaderboard_schema}
 
 
 def write_all() -> None:

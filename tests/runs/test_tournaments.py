@@ -21,9 +21,9 @@ def test_tournament_cli_runs_resumes_and_reports(tmp_path, capsys) -> None:  # t
     assert len(games) == 4
     assert {(g["seed"], g["player1"]) for g in games} == {(5, "rule"), (5, "random"),
                                                            (6, "rule"), (6, "random")}
-    for g in games:  # the issue's format, in its order
+    for g in games:  # the issue's format, in its order, then the transcript it names
         assert list(g) == ["seed", "player1", "player2", "winner", "victory", "scores", "moves",
-                           "seconds"]
+                           "seconds", "transcript"]
         assert g["winner"] in (1, 2, "draw")
         assert g["victory"] in ("military", "science", "civilian")
         assert len(g["scores"]) == 2 and all(isinstance(x, int) for x in g["scores"])
@@ -111,3 +111,31 @@ def test_wilson_interval() -> None:
     lo, hi = wilson(50, 100)
     assert (lo, hi) == (pytest.approx(0.4038, abs=1e-4), pytest.approx(0.5962, abs=1e-4))
     assert wilson(100, 100)[1] == 1.0 and wilson(0, 0) == (0.0, 1.0)
+
+
+def test_a_tournament_records_each_game_s_transcript_and_its_line_names_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Each line names its game's transcript, which replays to that line's result; a resume
+    keeps them; --no-transcripts keeps games.jsonl alone; ratings count each game once."""
+    from duel.ratings import collect
+
+    from duel.transcripts import read, verified_summary
+
+    out = tmp_path / "t"
+    args = ["tournament", "--p1", "rule", "--p2", "random", "--games", "3", "--seed", "2",
+            "--out", str(out), "--no-progress", "--jobs", "2"]
+    assert main(args) == 0
+    lines = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    names = sorted(g["transcript"] for g in lines)
+    assert names == ["transcripts/game00001-deal2.jsonl", "transcripts/game00002-deal2.jsonl",
+                     "transcripts/game00003-deal3.jsonl"]
+    for g in lines:
+        summary = verified_summary(read(out / g["transcript"]))
+        assert summary.to_json() == {k: v for k, v in g.items()
+                                     if k not in ("transcript", "seconds")} | \
+            {"seconds": summary.seconds}
+    assert len(collect([str(out)])) == 3  # the line and its transcript: one game
+    assert not list(out.glob("transcripts/*.part"))
+    plain = tmp_path / "plain"
+    assert main(args[:10] + [str(plain), "--no-progress", "--no-transcripts"]) == 0
+    assert [p.name for p in plain.iterdir()] == ["games.jsonl"]
+    assert "transcript" not in (plain / "games.jsonl").read_text()
