@@ -116,8 +116,7 @@ def test_wilson_interval() -> None:
 def test_a_tournament_records_each_game_s_transcript_and_its_line_names_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Each line names its game's transcript, which replays to that line's result; a resume
     keeps them; --no-transcripts keeps games.jsonl alone; ratings count each game once."""
-    from duel.ratings import collect
-
+    from duel.runs.ratings import collect
     from duel.transcripts import read, verified_summary
 
     out = tmp_path / "t"

@@ -11,8 +11,8 @@ import time
 
 import httpx
 from fastapi.testclient import TestClient
-from play_helpers import play, play_out
-from server_helpers import create
+from helpers.play_helpers import play, play_out
+from helpers.server_helpers import create
 
 from duel.leaderboard.pages import slug
 from duel.schemas import schema_error
@@ -97,7 +97,7 @@ def test_the_leaderboard_counts_finished_games_only(client: TestClient) -> None:
 
 
 def test_the_served_leaderboard_in_chromium(db: str) -> None:
-    from browser import chromium, open_page, served
+    from helpers.browser import chromium, open_page, served
 
     with served(db) as (url, _), chromium() as browser:
         codes = [httpx.post(url + "/games", json={"player1": "rule", "player2": "random",
