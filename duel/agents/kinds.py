@@ -81,7 +81,7 @@ def parse_params(kind: AgentKind, text: str) -> dict[str, Any]:
         try:
             if param.type is bool:
                 if raw.lower() not in ("true", "false", "1", "0"):
-                    raise ValueError(raw)
+                    raise ValueError(raw)  # caught here: told as a SpecError below
                 value: Any = raw.lower() in ("true", "1")
             elif param.type is int:
                 value = ascii_int(raw.strip(), f"{kind.name}: {key}")

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from duel.engine import Seat
-from duel.errors import DuelError, TranscriptError
+from duel.errors import DuelError, TranscriptError, UsageError
 from duel.records import GameSummary
 from duel.transcripts import read, verified_summary
 from duel.util import tables
@@ -225,7 +225,7 @@ def resample(games: list[Game], resamples: int = 200, seed: int = 0, method: str
     often 1 of 2 in a sample, so a player with few games gets the wide interval it should,
     where resampling its games would repeat them."""
     if method not in BOOTSTRAPS:
-        raise ValueError(f"bootstrap method {method!r}: use one of {', '.join(BOOTSTRAPS)}")
+        raise UsageError(f"bootstrap method {method!r}: use one of {', '.join(BOOTSTRAPS)}")
     tally = Tally.of(games)
     strength = tally.fit(tally.points[None, :])
     fitted = tally.ratings(strength[0])

@@ -37,7 +37,7 @@ from duel.agents.base import Agent
 from duel.agents.spec import make_agent
 from duel.analysis.sidecar import file_hash
 from duel.engine import IllegalMoveError, Move
-from duel.errors import DuelError, SpecError, UsageError
+from duel.errors import DuelError, InvalidStateError, SpecError, UsageError
 from duel.grading.games import BASELINE, NULL_VARIANT, RunOutcome, variant_spec
 from duel.prompts import get_variant
 from duel.runs.budget import Budget, GameCost
@@ -97,7 +97,7 @@ class Answer:
     @staticmethod
     def from_json(obj: dict[str, Any]) -> Answer:
         if obj.get("type") != "answer":
-            raise ValueError("not an answer")
+            raise InvalidStateError("not an answer")
         return Answer(str(obj["variant"]), str(obj["position"]), str(obj["model"]),
                       str(obj["prompt_hash"]), Move.from_json(obj["move"]), bool(obj["forfeit"]),
                       float(obj["seconds"]), dict(obj["details"]))
