@@ -38,6 +38,17 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
+def _children(pid: int) -> set[int]:
+    return {p for p in _descendants(pid) if _parent(p) == pid}
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return 0
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -60,11 +71,15 @@ def test_a_dropped_agents_move_frees_its_search_at_once(servers: list[Server],
     sock = socket.create_connection((host, int(port)), timeout=10)
     sock.sendall(b"POST /agents/move HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
                  b"application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while _ask(server, "rule") != 429:  # the search holds the address's one share
         assert time.monotonic() < deadline, "the search never started"
         time.sleep(0.1)
-    searching = _descendants(server.proc.pid)
+    # Its worker is running: a process below the fork server (the server's own children are
+    # the fork server and the resource tracker).
+    while not (searching := _descendants(server.proc.pid) - _children(server.proc.pid)):
+        assert time.monotonic() < deadline, "the search's worker never started"
+        time.sleep(0.1)
     sock.close()
     dropped = time.monotonic()
     while _ask(server, "rule") != 200:
