@@ -185,6 +185,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                     progress=not args.no_progress, budget_usd=args.budget_usd, ray=args.ray,
                     llm_limit=_llm_limit(args))
     print(standings.report(wall=time.perf_counter() - start))
+    print(f"Games kept in {Path(args.out) / 'games.jsonl'} (run again to resume)" if args.out
+          else "Games not kept: --out DIR keeps them (games.jsonl, resumable)")
     return 0
 
 
@@ -337,7 +339,11 @@ def cmd_view(args: argparse.Namespace) -> int:
         print(f"warning: analysis not shown: {exc}", file=sys.stderr)
         analysis = None
     page = render(read(args.file), title=Path(args.file).name, analysis=analysis)
-    out = Path(args.out) if args.out else Path(args.file).with_suffix(".html")
+    from duel.datadir import data_dir
+
+    out = Path(args.out) if args.out else \
+        data_dir(args.data_dir) / "pages" / Path(args.file).with_suffix(".html").name
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page)
     print(f"Viewer page: {out}")
     if args.no_serve:
@@ -381,6 +387,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from server.store import open_store, shown
 
     limits = from_args(args)
+    if args.db is None:  # games in the data folder, never the working tree unasked
+        from duel.datadir import data_dir
+
+        args.db = str(data_dir(args.data_dir) / "duel.db")
     agents = configured_agents(args.agents_file, args.agent)
     admin_token = args.admin_token or os.environ.get("DUEL_ADMIN_TOKEN") or None
     Catalogue(agents, admin_token).check()  # a typo or a missing key stops the server here
@@ -400,9 +410,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    from duel.datadir import data_dir
     from duel.play import play
 
-    return play(args.vs, args.seed, args.seat, args.port, args.db, not args.no_browser)
+    db = args.db or str(data_dir(args.data_dir) / "play.db")
+    return play(args.vs, args.seed, args.seat, args.port, db, not args.no_browser)
 
 
 def cmd_agents(args: argparse.Namespace) -> int:
@@ -578,6 +590,8 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from duel.datadir import add_option
+
     parser = argparse.ArgumentParser(prog="duel", description="7 Wonders Duel for LLM agents, "
                                      "MCTS and external bots.")
     parser.add_argument("--version", action="version", version=_version())
@@ -700,9 +714,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("view", help="show a transcript in the browser")
     p.add_argument("file")
-    p.add_argument("--out", default=None, help="HTML file to write (default: FILE.html)")
+    p.add_argument("--out", default=None, help="HTML file to write (default: pages/FILE.html "
+                   "in the data folder)")
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--no-serve", action="store_true", help="only write the page")
+    add_option(p)
     p.set_defaults(func=cmd_view)
 
     p = sub.add_parser("grade", help="grade prompt variants on the same deals, or on the "
@@ -758,8 +774,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="run the REST game server")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--db", default="duel.db",
-                   help="SQLite file (or sqlite:///PATH), or postgresql://USER@HOST:PORT/DB "
+    p.add_argument("--db", default=None,
+                   help="SQLite file (or sqlite:///PATH; default: duel.db in the data folder), "
+                   "or postgresql://USER@HOST:PORT/DB "
                    "(several servers may share one PostgreSQL database; needs the "
                    "postgresql extra)")
     p.add_argument("--log-level", default="info")
@@ -784,6 +801,7 @@ def build_parser() -> argparse.ArgumentParser:
     from server.settings import add_arguments
 
     add_arguments(p)
+    add_option(p)
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("play", help="play against an agent in the browser (a local server on a "
@@ -794,8 +812,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="the deal's seed (default: random)")
     p.add_argument("--seat", type=int, choices=(1, 2), default=1, help="your seat (default 1)")
     p.add_argument("--port", type=int, default=0, help="default: a free one")
-    p.add_argument("--db", default=None, help="SQLite file for the games (default: a "
-                   "temporary one)")
+    p.add_argument("--db", default=None, help="SQLite file for the games (default: play.db "
+                   "in the data folder)")
+    add_option(p)
     p.add_argument("--no-browser", action="store_true", help="only print the page's address")
     p.set_defaults(func=cmd_play)
 

@@ -1,6 +1,7 @@
 """`duel play --vs SPEC`: a person against an agent in the browser. A server of its own on a free
-loopback port (games in a temporary database unless `--db`), the game created through the REST
-API like any client's, and the play page opened (its URL printed, for when no browser opens).
+loopback port (games in play.db in the data folder, duel/datadir.py, unless `--db`), the game
+created through the REST API like any client's, and the play page opened (its URL printed, for
+when no browser opens).
 
 The person is the operator here: a spec the public catalogue would refuse (an LLM, a model
 file) is configured as the server's agent under a name made from it."""
