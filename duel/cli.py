@@ -77,7 +77,7 @@ def cmd_random_game(args: argparse.Namespace) -> int:
 
 def cmd_match(args: argparse.Namespace) -> int:
     from duel.match import play_match
-    from duel.narrate import llm_lines, move_line, result_lines
+    from duel.narrate import details_lines, llm_lines, move_line, result_lines
 
     agents = make_agent(args.p1), make_agent(args.p2)
 
@@ -89,7 +89,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         if args.verbose and llm:
             line += "".join(f"\n       {text}" for text in llm_lines(llm))
         elif args.verbose and record.details:
-            line += f"  {json.dumps(record.details)[:200]}"
+            line += "".join(f"\n       {text}" for text in details_lines(before, record.details))
         print(line, flush=True)
 
     from duel.engine import Deal

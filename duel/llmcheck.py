@@ -19,7 +19,7 @@ from duel.agents.spec import make_agent
 from duel.engine import GameState, Seat, new_game
 from duel.errors import ProviderError, UsageError
 from duel.match import agent_rng, decide
-from duel.narrate import describe
+from duel.narrate import move_text
 from duel.status import live_status, seat_label
 
 # Decisions of one seat in a whole game: the mean per seat over 20 seeded games (seeds 0-19) was
@@ -74,7 +74,7 @@ def check(spec: str, seed: int = 0) -> dict[str, Any]:
         "settings": settings,
         "reasoning": _reasoning_label(agent),
         "adaptations": list(llm.get("adaptations") or []),
-        "move": move.to_json(), "move_text": describe(state.apply(move)),
+        "move": move.to_json(), "move_text": move_text(state, move, state.apply(move)),
         "legal_at_attempt": llm.get("legal_at_attempt"),
         "first_try_legal": llm.get("legal_at_attempt") == 1,
         "failed_attempts": [{"attempt": c.get("attempt"), "category": c.get("category"),

@@ -2,33 +2,26 @@
 
 A move line reads, e.g.::
 
-     21. Age 1 Player 1 constructed wonder PIRAEUS with BATHS for 7 coins; plays again  (...)
-     22. Age 1 Player 1 discarded GLASSWORKS and gained 3 coins  (coins 3-3, military P1 +1, ...)
+     21. Age I  Player 1 builds Piraeus with Baths for 7 coins; plays again  (...)
+     22. Age I  Player 1 discards Glassworks for 3 coins  (coins 3-3, military P1 +1, ...)
 
-with the price paid (trading included), chains, play-again turns and military tokens that cost
-coins; then the coins of both players after the move, the military track (who the pawn favours
-and by how many steps) and how many progress tokens each player holds (a token taken is named in
-its own line). Under an LLM move, `duel match -v` adds the lines of :func:`llm_lines`: its calls,
-their tokens and the start of each call's thinking.
+in the words of duel.words (the one writer of texts for people, the pages' too), with the price paid
+(trading included), chains, play-again turns and military tokens that cost coins; then the coins of
+both players after the move, the military track (who the pawn favours and by how many steps) and how
+many progress tokens each player holds (a token taken is named in its own line). Under an LLM move,
+`duel match -v` adds the lines of :func:`llm_lines`: its calls, their tokens and the start of each
+call's thinking.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from duel.engine import CARDS, GameState, Move
-from duel.engine.data import CHAIN_FROM
-from duel.engine.moves import CONSTRUCT_BUILDING, DISCARD
-from duel.engine.steps import CHOOSE_START, LOOT2_P1, LOOT2_P2, LOOT5_P1, LOOT5_P2, PLAY_CARD
-from duel.engine.view import previous_move_text
+from duel import words
+from duel.engine import GameState, Move
 
-_LOOT = ((LOOT2_P1, 1, 2), (LOOT5_P1, 1, 5), (LOOT2_P2, 2, 2), (LOOT5_P2, 2, 5))
+NAMES = {1: "player 1", 2: "player 2"}
 THINKING_CHARS = 400  # of a call's thinking shown under a move: enough to see where it went
-
-
-def describe(after: GameState) -> str:
-    """The move that led to `after`, in words, e.g. 'Player 1 constructed QUARRY for 0 coins'."""
-    return previous_move_text(after, flip=False)
 
 
 def military(state: GameState) -> str:
@@ -46,41 +39,33 @@ def status(state: GameState) -> str:
             f"tokens {len(a.token_list)}-{len(b.token_list)}")
 
 
-def _notes(before: GameState, move: Move, after: GameState) -> list[str]:
-    notes = []
-    seat = before.current
-    if move.kind == CONSTRUCT_BUILDING:
-        card = before.pyramid[move.card_index]
-        source = CHAIN_FROM[card]
-        if source >= 0 and before.players[seat].has_card(source):
-            notes.append(f"chained from {CARDS[source].name}")
-    for bit, victim, coins in _LOOT:
-        if before.loot & bit and not after.loot & bit:
-            notes.append(f"military token: player {victim} loses {coins} coins")
-    # The turn is over and the same player goes on (a play-again wonder, Theology).
-    if (after.step == PLAY_CARD and after.current == seat and before.step != CHOOSE_START
-            and after.age == before.age):
-        notes.append("plays again")
-    return notes
-
-
 def move_text(before: GameState, move: Move, after: GameState) -> str:
-    """`move` from `before` in words, with its notes: 'Player 1 discarded GLASSWORKS and
-    gained 3 coins', 'Player 2 constructed ...; plays again'."""
-    text = describe(after)
-    if move.kind == DISCARD:
-        # The engine's text says "for N coins": coins gained, not paid.
-        text = text.replace(" for ", " and gained ", 1)
-    notes = _notes(before, move, after)
-    if notes:
-        text += "; " + "; ".join(notes)
-    return text
+    """`move` from `before` in words, with what followed: 'Player 1 discards Glassworks for 3
+    coins', 'Player 2 builds The Appian Way with Baths for 4 coins; plays again'."""
+    text = words.fill(words.move_text(before, move, after), NAMES)
+    return f"Player {before.current + 1} {text}"
 
 
 def move_line(ply: int, before: GameState, move: Move, after: GameState) -> str:
     text = move_text(before, move, after)
-    age_note = f" [Age {after.age} begins]" if after.age != before.age else ""
-    return f"{ply:3d}. Age {before.age} {text}  ({status(after)}){age_note}"
+    age = words.AGES.get(before.age, "") if before.step != 0 else "Draft"
+    age_note = f" [{words.AGES[after.age]} begins]" if after.age != before.age else ""
+    return f"{ply:3d}. {age:8} {text}  ({status(after)}){age_note}"
+
+
+def details_lines(before: GameState, details: dict[str, Any]) -> list[str]:
+    """A non-LLM agent's details in words, for `duel match -v`: a search's statistics and top
+    moves, a rule's reason."""
+    lines = words.details_words(details)
+    if isinstance(details.get("top"), list):
+        lines.append(f"search: {details.get('iterations', '?')} iterations in "
+                     f"{details.get('seconds', '?')} s")
+        for row in details["top"]:
+            text = words.move_json_text(before, row.get("move")) if isinstance(row, dict) else None
+            if text:
+                lines.append(f"  {words.fill(text, NAMES)}: {row.get('visits')} visits, "
+                             f"win rate {100 * float(row.get('value') or 0):.0f}%")
+    return lines
 
 
 def result_lines(state: GameState) -> list[str]:
@@ -89,13 +74,12 @@ def result_lines(state: GameState) -> list[str]:
         return ["game not over"]
     lines = []
     who = "shared victory" if result.winner is None else f"{result.winner} wins"
-    lines.append(f"Result: {who} ({result.victory} victory)")
-    keys = list(state.score(0))
-    width = max(len(k) for k in keys)
+    lines.append(f"Result: {who} {words.VICTORY.get(result.victory, result.victory)}")
+    width = max(len(name) for _, name in words.SCORE)
     lines.append(f"  {'':{width}}  P1  P2")
     s1, s2 = state.score(0), state.score(1)
-    for k in keys:
-        lines.append(f"  {k:{width}} {s1[k]:3d} {s2[k]:3d}")
+    for k, name in words.SCORE:
+        lines.append(f"  {name:{width}} {s1[k]:3d} {s2[k]:3d}")
     return lines
 
 
@@ -119,8 +103,11 @@ def llm_lines(llm: dict[str, Any]) -> list[str]:
         lines.append(f"adapted {a.get('parameter')}: {a.get('change')} ({a.get('reason')})")
     for c in llm.get("calls") or []:
         reasoning = c.get("reasoning_tokens") or 0
-        text = (f"attempt {c.get('attempt')}: {c.get('category')}, {c.get('input_tokens', 0)} "
-                f"in / {c.get('output_tokens', 0)} out"
+        category = words.CATEGORY.get(str(c.get("category")), str(c.get("category")))
+        cached = c.get("cached_tokens") or 0
+        text = (f"attempt {c.get('attempt')}: {category}, {c.get('input_tokens', 0)} "
+                f"in" + (f" ({cached} cached)" if cached else "")
+                + f" / {c.get('output_tokens', 0)} out"
                 + (f" ({reasoning} reasoning)" if reasoning else "")
                 + f", {float(c.get('latency_s') or 0):.1f} s")
         if c.get("error"):
