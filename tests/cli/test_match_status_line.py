@@ -122,7 +122,8 @@ def test_verbose_match_shows_reasoning_tokens_and_the_start_of_the_thinking(
     assert lines[first - 1].startswith("  1. ")  # under the move it explains
     assert lines[first + 1] == "       adapted temperature: not sent (the model takes only " \
         "the default)"
-    assert lines[first + 2] == "       attempt 1: a legal move, 1000 in / 400 out (300 reasoning), 1.5 s"
+    assert lines[first + 2] == "       attempt 1: a legal move, 1000 in / 400 out " \
+        "(300 reasoning), 1.5 s"
     shown = lines[first + 3]
     assert shown.startswith("         thinking: The Baths chain into the Aqueduct. xxx")
     assert shown.endswith("...") and "TAIL" not in out

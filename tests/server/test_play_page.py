@@ -78,8 +78,13 @@ def _play(browser: Any, url: str, opponent: str, seed: int, seat: int, clicked: 
     tokens.append(token)
     page, errors = open_page(browser, f"{url}/games/{code}/play#token={token}&auto=0")
     shot = ARTIFACTS / f"{name}-mid.png"
+    starts: Counter[int] = Counter()
 
     def mid(page: Any, ply: int) -> None:
+        # "I start" carries the person's own (true) player number, as everything the page says.
+        start = page.locator("button", has_text="I start")
+        if start.count():
+            starts[json.loads(start.get_attribute("data-move"))["moveData"]["playerNumber"]] += 1
         if ply >= MID_PLY and not shot.exists():
             page.screenshot(path=str(shot), full_page=True)
 
@@ -115,6 +120,7 @@ def _play(browser: Any, url: str, opponent: str, seed: int, seat: int, clicked: 
         assert line.startswith(f"{last['ply']}. ") and f"layer {mover}" in line, (line, public)
         assert all(part in line for part in re.split(r"\{[12]\}", last["text"])), (line, last)
         assert not errors, errors
+        assert set(starts) <= {seat}, (seat, starts)
         return dict(info)
     finally:
         page.close()
