@@ -184,9 +184,9 @@ def test_the_line_shows_a_provider_s_note() -> None:
                                          "note": lambda: note[0]})
     now[0] = 102.0
     assert line.text() == "player 1 (llm:local): starting the local model, ~4 s (2 s so far)"
-    note[0] = "reading the rules text once (later moves reuse it from the cache)"
-    assert line.text() == ("player 1 (llm:local): thinking, attempt 1, 2 s (reading the rules "
-                           "text once (later moves reuse it from the cache))")
+    note[0] = "the first move reads the rules once"
+    assert line.text() == ("player 1 (llm:local): thinking, attempt 1, 2 s (the first move "
+                           "reads the rules once)")
 
 
 def test_llama_cpp_s_cached_tokens_are_read_from_its_timings() -> None:

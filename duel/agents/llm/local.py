@@ -194,7 +194,7 @@ class LocalServer:
         if self.starting_since is not None:
             return f"starting the local model, ~{self.expected_start():.0f} s"
         if self.process is not None and self.calls <= 1:
-            return "reading the rules text once (later moves reuse it from the cache)"
+            return "the first move reads the rules once"
         return None
 
     def _start(self, timeout: float) -> str:
