@@ -94,7 +94,6 @@ async function follow() {
 
 async function arrive(n, v) {
   if (n <= ply) return;
-  const first = ply < 0;
   const taken = view ? Board.takenSlot(view, v) : null;
   const slotEl = taken !== null ? document.querySelector(`#table [data-slot="${taken}"]`) : null;
   fromRect = slotEl ? slotEl.getBoundingClientRect() : null;
@@ -108,7 +107,9 @@ async function arrive(n, v) {
   if (takenName && mover) Board.flyTaken(fromRect, document.querySelector(`[data-city=player${mover}]`), takenName);
   if (over()) document.body.dataset.pointsPly = String(n);  // the view's own final score
   else loadPoints(n);
-  if (n > 0) loadLog(first ? 1 : n);  // after a reload, the whole log again
+  // From the first move not logged yet: after a reload all of them, later any a failed
+  // request missed.
+  if (n > 0) loadLog(logged.size ? Math.min(n, Math.max(...logged.keys()) + 1) : 1);
   if (myTurn()) {
     try {
       const m = await call("/moves");

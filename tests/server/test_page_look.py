@@ -41,8 +41,10 @@ LOOK = "\n".join(line for line in (Path(__file__).parent / "look.js").read_text(
                  if not line.startswith("//"))
 
 
-def look(page: Any, width: int, where: str) -> list[str]:
-    bad = page.evaluate(LOOK, {"fold": width == 1280, "apart": width == 390})
+def look(page: Any, width: int, where: str, table: bool = True) -> list[str]:
+    """What is wrong with `page` now; `table`: the play page's checks of where its parts are
+    (the viewer has no move panel)."""
+    bad = page.evaluate(LOOK, {"fold": table and width == 1280, "apart": table and width == 390})
     return [f"{width} px, {where}: {b}" for b in bad]
 
 
@@ -129,4 +131,34 @@ def test_the_page_in_words_fits_at_every_width(db: str) -> None:
     for p in distinct[:40]:
         print("  " + p)
     assert all(c["turn"] > 20 for c in counts.values()), counts
+    assert not problems, "\n".join(problems[:25])
+
+
+@pytest.mark.slow
+def test_the_replay_viewer_in_words_fits_at_every_width(tmp_path: Path) -> None:
+    """The same checks on `duel view`'s page, frame by frame through a game of MCTS against
+    the rule agent (their search statistics and reasons in the move panel)."""
+    from duel.agents import make_agent
+    from duel.engine import new_game
+    from duel.match import play_match
+    from duel.transcripts import TranscriptWriter, read
+    from duel.viewer import render
+
+    agents = make_agent("mcts:iterations=30"), make_agent("rule")
+    deal = new_game(9).deal
+    path = tmp_path / "game.jsonl"
+    writer = TranscriptWriter.for_match(path, 9, deal, agents)
+    writer.finish(play_match(*agents, seed=9, deal=deal, on_move=writer.record).result)
+    page_path = tmp_path / "game.html"
+    page_path.write_text(render(read(path), title="a game"))
+    problems: list[str] = []
+    with chromium() as browser:
+        for width, height in WIDTHS.items():
+            page, errors = open_page(browser, page_path.as_uri(), width, height)
+            total = int(page.inner_text("#ply").split()[-1])
+            for k in range(total + 1):
+                problems += look(page, width, f"viewer, move {k}", table=False)
+                page.keyboard.press("ArrowRight")
+            problems += [f"{width} px: {e}" for e in errors]
+            page.close()
     assert not problems, "\n".join(problems[:25])
