@@ -358,9 +358,25 @@ const Board = (() => {
     wrap.appendChild(box);
     return wrap;
   }
+  // A city whose colour columns do not fit one row sheds its chips' icons, then takes smaller
+  // letters (the tooltips keep it all), so it leaves the structure its room.
+  function fitCities(scope = document) {
+    const wide = !matchMedia("(max-width: 1100px)").matches;  // narrow: the page scrolls
+    for (const cards of scope.querySelectorAll(".city .cards")) {
+      cards.classList.remove("crowded", "packed");
+      if (!wide) continue;
+      const groups = [...cards.children];
+      const oneRow = () => groups.every((g) => g.offsetTop === groups[0].offsetTop);
+      for (const step of ["crowded", "packed"]) {
+        if (!groups.length || oneRow()) break;
+        cards.classList.add(step);
+      }
+    }
+  }
   // Sizes the structure's cards to the room its box has (called after it is in the page and
   // when the window changes): as large as fits, never larger than the design's size.
   function fitPyramid(scope = document) {
+    fitCities(scope);
     for (const p of scope.querySelectorAll(".pyramid")) {
       const wrap = p.parentElement;
       const rows = Number(p.dataset.rows), cols = Number(p.dataset.cols);
@@ -378,13 +394,17 @@ const Board = (() => {
       p.classList.toggle("tiny", ch < 66);
       // A card whose words do not fit the part of it that shows (a covered card's top band,
       // --ch * .52) sheds its cost, then takes smaller letters: its tooltip has it all.
+      // An uncovered one, too small for it all, keeps its name and effect, then its name.
       for (const t of p.querySelectorAll(".tile:not(.back)")) {
-        t.classList.remove("nocost", "squeeze");
-        const foot = t.classList.contains("covered") ? ch * 0.52 - 2 : ch - 2;
-        const ends = () => Math.max(...[...t.children].filter((c) => c.offsetParent && !c.classList.contains("eff"))
-          .map((c) => c.offsetTop + c.offsetHeight), t.classList.contains("covered") ? 0 : t.scrollHeight - 2);
-        if (ends() > foot) t.classList.add("squeeze");
-        if (ends() > foot && t.classList.contains("covered")) t.classList.add("nocost");
+        t.classList.remove("nocost", "noeff", "squeeze", "smallest");
+        const covered = t.classList.contains("covered");
+        const foot = covered ? ch * 0.52 - 2 : t.clientHeight;
+        const ends = () => covered ? Math.max(...[...t.children].filter((c) => c.offsetParent && !c.classList.contains("eff"))
+          .map((c) => c.offsetTop + c.offsetHeight)) : t.scrollHeight;
+        for (const step of ["squeeze", "nocost", covered ? "smallest" : "noeff"]) {
+          if (ends() <= foot) break;
+          t.classList.add(step);
+        }
       }
     }
   }

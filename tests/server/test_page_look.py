@@ -85,7 +85,10 @@ def walk(browser: Any, url: str, width: int) -> tuple[list[str], Counter[str]]:
             ply = page.evaluate("document.body.dataset.ply")
             page.wait_for_function("() => document.body.dataset.pointsPly === "
                                    "document.body.dataset.ply")
-            problems += look(page, width, f"ply {ply}")
+            found = look(page, width, f"ply {ply}")
+            if found and not problems:  # the first problem's picture, to see it
+                page.screenshot(path=str(ARTIFACTS / f"look-problem-{width}.png"))
+            problems += found
             looks["turn"] += 1
             moment = _moment(page)
             offered = page.eval_on_selector_all("[data-move]",
