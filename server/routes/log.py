@@ -18,6 +18,7 @@ from duel import words
 from duel.engine import GameState, Move
 from duel.transcripts import is_forfeit
 from server.deps import Game, Manager
+from server.errors import ERRORS
 from server.events import replay_states
 
 router = APIRouter(prefix="/games", tags=["games"])
@@ -40,7 +41,7 @@ def entry(before: GameState, after: GameState | None, line: dict[str, Any]) -> d
     return out
 
 
-@router.get("/{code}/log", responses={404: {"description": "no such game"}})
+@router.get("/{code}/log", responses=ERRORS)
 async def log(code: str, game: Game, m: Manager,
               since: Annotated[int, Query(ge=0, description="only the moves from this ply on")]
               = 0) -> dict[str, Any]:
