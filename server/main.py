@@ -23,6 +23,7 @@ from server.manager import GameManager
 from server.ratelimit import MAX_BUCKETS, RateLimiter
 from server.routes import agents as agent_routes
 from server.routes import docs, games, leaderboard, pages
+from server.routes import log as log_routes
 from server.settings import Limits
 from server.store import open_store
 
@@ -219,6 +220,7 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400,
     app.include_router(pages.router)
     app.include_router(docs.router)
     app.include_router(leaderboard.router)
+    app.include_router(log_routes.router)
     app.add_middleware(BodyLimit, limit=MAX_BODY, seconds=limits.body_timeout)
     if allowed_hosts is not None:
         app.add_middleware(HostCheck, allowed=allowed_hosts)  # the outermost: checked first

@@ -177,7 +177,7 @@ def test_no_import_cycles(in_functions: bool) -> None:
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("duel.errors", "duel.build", "duel.util", "duel"),
     ("duel.engine",),
-    ("duel.io", "duel.schemas", "duel.stats", "duel.narrate", "duel.prompts"),
+    ("duel.io", "duel.schemas", "duel.stats", "duel.words", "duel.prompts"),
     ("duel.agents",),
     ("duel.records", "duel.match", "duel.transcripts"),
     ("duel.analysis", "duel.runs", "duel.rl", "duel.viewer"),

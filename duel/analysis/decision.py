@@ -25,7 +25,7 @@ class AnalysedDecision:
     iterations: int
     played: MoveValue
     moves: tuple[MoveValue, ...]
-    played_text: str  # the moves in the game's words (duel.narrate)
+    played_text: str  # the moves in the game's words (duel.words.narrate)
     best_text: str
 
     @property

@@ -26,10 +26,10 @@ from duel import __version__
 from duel.engine import RULES_VERSION, GameState, Move, Perspective
 from duel.engine.decisions import decision_kind
 from duel.errors import UsageError
-from duel.narrate import move_text
 from duel.records import mover_view_hash
 from duel.transcripts import Transcript, check_result, initial_state, read, replay
 from duel.util.parallel import parallel_map
+from duel.words.narrate import move_text
 
 from . import sidecar
 from .decision import AnalysedDecision

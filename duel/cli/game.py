@@ -4,7 +4,6 @@ game, the agents and prompts on offer."""
 from __future__ import annotations
 
 import argparse
-import json
 import random
 from typing import Any
 
@@ -84,7 +83,7 @@ def apply(args: argparse.Namespace) -> int:
 
 
 def random_game(args: argparse.Namespace) -> int:
-    from duel.narrate import numbered_line, result_lines
+    from duel.words.narrate import numbered_line, result_lines
 
     state = new_game(args.seed)
     deal = state.deal
@@ -114,8 +113,8 @@ def match(args: argparse.Namespace) -> int:
     from duel.agents.spec import make_agent
     from duel.cli.status import match_status
     from duel.match import play_match
-    from duel.narrate import llm_lines, numbered_line, result_lines
     from duel.transcripts import default_path
+    from duel.words.narrate import details_lines, llm_lines, numbered_line, result_lines
 
     if args.analyse and args.no_transcript:
         raise UsageError("--analyse analyses the game's transcript: drop --no-transcript")
@@ -136,7 +135,7 @@ def match(args: argparse.Namespace) -> int:
         if args.verbose and llm:
             line += "".join(f"\n       {text}" for text in llm_lines(llm))
         elif args.verbose and record.details:
-            line += f"  {json.dumps(record.details)[:200]}"
+            line += "".join(f"\n       {text}" for text in details_lines(before, record.details))
         print(line, flush=True)
 
     with match_status(agents, quiet=args.quiet):

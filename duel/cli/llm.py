@@ -22,7 +22,7 @@ from duel.cli.status import live_status, seat_label
 from duel.engine import GameState, Seat, new_game
 from duel.errors import ProviderError, UsageError
 from duel.match import agent_rng, decide
-from duel.narrate import describe
+from duel.words.narrate import move_text
 
 # Decisions of one seat in a whole game: the mean per seat over 20 seeded games (seeds 0-19) was
 # 35.8 for rule against rule and 35.6 for random against random (28 to 40); the draft's picks
@@ -76,7 +76,7 @@ def check(spec: str, seed: int = 0) -> dict[str, Any]:
         "settings": settings,
         "reasoning": _reasoning_label(agent),
         "adaptations": list(llm.get("adaptations") or []),
-        "move": move.to_json(), "move_text": describe(state.apply(move)),
+        "move": move.to_json(), "move_text": move_text(state, move, state.apply(move)),
         "legal_at_attempt": llm.get("legal_at_attempt"),
         "first_try_legal": llm.get("legal_at_attempt") == 1,
         "failed_attempts": [{"attempt": c.get("attempt"), "category": c.get("category"),

@@ -1,6 +1,7 @@
 """`duel play --vs SPEC`: a person against an agent in the browser. A server of its own on a free
-loopback port (games in a temporary database unless `--db`), the game created through the REST
-API like any client's, and the play page opened (its URL printed, for when no browser opens).
+loopback port (games in play.db in the data folder, duel/util/datadir.py, unless `--db`), the game
+created through the REST API like any client's, and the play page opened (its URL printed, for
+when no browser opens).
 
 The person is the operator here: a spec the public catalogue would refuse (an LLM, a model
 file) is configured as the server's agent under a name made from it, for the operator's token
@@ -22,6 +23,7 @@ import httpx
 
 from duel.agents.spec import split_spec
 from duel.errors import DuelError, SpecError
+from duel.util.datadir import add_option, data_dir
 from duel.util.net import free_port, wait_ready
 
 READY = 60.0  # seconds for the server to start on a busy machine
@@ -38,11 +40,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--seed", type=seed, default=None, help="the deal's seed (default: random)")
     p.add_argument("--seat", type=integer, choices=(1, 2), default=1, help="your seat (default 1)")
     p.add_argument("--port", type=integer, default=0, help="default: a free one")
-    p.add_argument("--db", default=None, help="SQLite file for the games (default: a "
-                   "temporary one)")
+    p.add_argument("--db", default=None, help="SQLite file for the games (default: play.db "
+                   "in the data folder)")
+    add_option(p)
     p.add_argument("--no-browser", action="store_true", help="only print the page's address")
-    p.set_defaults(func=lambda args: play(args.vs, args.seed, args.seat, args.port, args.db,
-                                          not args.no_browser))
+    p.set_defaults(func=lambda args: play(
+        args.vs, args.seed, args.seat, args.port,
+        args.db or str(data_dir(args.data_dir) / "play.db"), not args.no_browser))
 
 
 def seat_name(spec: str) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from duel.cli.options import dump, integer
 from duel.engine import Perspective
 from duel.errors import TranscriptError, UsageError
+from duel.util.datadir import add_option, data_dir
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,16 +23,18 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
     p = sub.add_parser("view", help="show a transcript in the browser")
     p.add_argument("file")
-    p.add_argument("--out", default=None, help="HTML file to write (default: FILE.html)")
+    p.add_argument("--out", default=None, help="HTML file to write (default: pages/FILE.html "
+                   "in the data folder)")
     p.add_argument("--port", type=integer, default=0)
     p.add_argument("--no-serve", action="store_true", help="only write the page")
+    add_option(p)
     p.set_defaults(func=view)
 
 
 def replay(args: argparse.Namespace) -> int:
-    from duel.narrate import numbered_line, result_lines
     from duel.transcripts import check_result, initial_state, read
     from duel.transcripts import replay as steps
+    from duel.words.narrate import numbered_line, result_lines
 
     t = read(args.file)
     for problem in t.problems:
@@ -83,7 +86,9 @@ def view(args: argparse.Namespace) -> int:
         print(f"warning: analysis not shown: {exc}", file=sys.stderr)
         analysis = None
     page = render(read(args.file), title=Path(args.file).name, analysis=analysis)
-    out = Path(args.out) if args.out else Path(args.file).with_suffix(".html")
+    out = Path(args.out) if args.out else \
+        data_dir(args.data_dir) / "pages" / Path(args.file).with_suffix(".html").name
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(page)
     print(f"Viewer page: {out}")
     if args.no_serve:

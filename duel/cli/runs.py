@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 from duel.cli.options import add_budget, add_run_options, add_seed, integer, run_options
 from duel.errors import UsageError
@@ -57,8 +58,8 @@ def tournament(args: argparse.Namespace) -> int:
                     ray=opts.ray, llm_limit=opts.llm_limit,
                     transcripts=not args.no_transcripts)
     print(standings.report(wall=time.perf_counter() - start))
-    print(f"Games: {args.out}/games.jsonl" if args.out else
-          "Games: not kept (give --out DIR to keep them and to resume)")
+    print(f"Games kept in {Path(args.out) / 'games.jsonl'} (run again to resume)" if args.out
+          else "Games not kept: --out DIR keeps them (games.jsonl, resumable)")
     return 0
 
 

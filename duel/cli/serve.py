@@ -7,6 +7,7 @@ import os
 
 from duel.cli.options import integer, real
 from duel.errors import DuelError, UsageError
+from duel.util.datadir import add_option, data_dir
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -15,8 +16,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p = sub.add_parser("serve", help="run the REST game server")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=integer, default=8000)
-    p.add_argument("--db", default="duel.db",
-                   help="SQLite file (or sqlite:///PATH), or postgresql://USER@HOST:PORT/DB "
+    p.add_argument("--db", default=None,
+                   help="SQLite file (or sqlite:///PATH; default: duel.db in the data folder), "
+                   "or postgresql://USER@HOST:PORT/DB "
                    "(several servers may share one PostgreSQL database; needs the "
                    "postgresql extra)")
     p.add_argument("--log-level", default="info",
@@ -52,6 +54,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    "may use every configured agent")
     p.add_argument("--admin-token", help=argparse.SUPPRESS)  # refused: argv is public (ps)
     add_arguments(p)
+    add_option(p)
     p.set_defaults(func=serve)
 
 
@@ -64,6 +67,8 @@ def serve(args: argparse.Namespace) -> int:
     from server.store import open_store, shown
 
     limits = from_args(args)
+    if args.db is None:  # games in the data folder, never the working tree unasked
+        args.db = str(data_dir(args.data_dir) / "duel.db")
     agents = configured_agents(args.agents_file, args.agent)
     admin_token = operator_token(args)
     allowed = allowed_hosts(args.host, args.allowed_host)

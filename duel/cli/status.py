@@ -2,11 +2,13 @@
 stderr says who is thinking, which attempt, for how long, and whether the model reasons, e.g.::
 
     player 1 (llm:openai:gpt-5-mini): thinking, attempt 2, 37 s, reasoning
+    player 1 (llm:local): starting the local model, ~4 s (2 s so far)
 
-It is redrawn about once a second and erased when the call ends, so the move lines on stdout
-are never mixed with it. Shown only on a terminal (a log file gets no carriage returns), and
-not with ``--quiet``. LLM agents report their calls through ``on_status`` (from the LLM loop's
-thread); other agents have no such hook and never show a line.
+(the second while the local model's server starts: its provider's `status_note`). It is redrawn
+about once a second and erased when the call ends, so the move lines on stdout are never mixed
+with it. Shown only on a terminal (a log file gets no carriage returns), and not with
+``--quiet``. LLM agents report their calls through ``on_status`` (from the LLM loop's thread);
+other agents have no such hook and never show a line.
 """
 
 from __future__ import annotations
@@ -100,8 +102,13 @@ class StatusLine:
             return None
         who, event = self._current
         seconds = max(0, int(self.clock() - float(event.get("started", self.clock()))))
+        note = event.get("note")
+        said = note() if callable(note) else None
+        if said and said.startswith("starting"):  # no model to think yet
+            return f"{who}: {said} ({seconds} s so far)"
         text = f"{who}: thinking, attempt {event.get('attempt', 1)}, {seconds} s"
-        return text + (", reasoning" if event.get("reasoning") else "")
+        text += ", reasoning" if event.get("reasoning") else ""
+        return text + (f" ({said})" if said else "")
 
     def _draw(self) -> None:
         text = self._text() or ""

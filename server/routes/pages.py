@@ -44,4 +44,5 @@ async def lobby() -> HTMLResponse:
 @router.get("/games/{code}/play", response_class=HTMLResponse)
 async def play(code: str, game: Game) -> HTMLResponse:
     nonce = new_nonce()
-    return HTMLResponse(play_page(game.code, nonce), headers=page_headers(nonce))
+    specs = (game.row.seats[0], game.row.seats[1])
+    return HTMLResponse(play_page(game.code, nonce, specs), headers=page_headers(nonce))

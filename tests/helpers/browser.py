@@ -128,12 +128,24 @@ def wait_for_turn(page: Any) -> bool:
 
 
 def legal_moves(url: str, code: str, token: str) -> set[str]:
-    """The seat's legal moves as the REST API gives them (canonical JSON, without prices)."""
+    """The seat's legal moves as the REST API gives them, in true labels (canonical JSON,
+    without prices)."""
     import httpx
 
-    r = httpx.get(f"{url}/games/{code}/moves", headers={"Authorization": f"Bearer {token}"},
-                  timeout=30).json()
-    return {canonical({"move": m["move"], "moveData": m["moveData"]}) for m in r["moves"]}
+    auth = {"Authorization": f"Bearer {token}"}
+    r = httpx.get(f"{url}/games/{code}/moves", headers=auth, timeout=30).json()
+    you = httpx.get(f"{url}/games/{code}/info", headers=auth, timeout=30).json()["you"]
+    return {canonical(true_labels({"move": m["move"], "moveData": m["moveData"]}, you))
+            for m in r["moves"]}
+
+
+def true_labels(move: dict[str, Any], you: int) -> dict[str, Any]:
+    """A seat's move (in its labels: it is player 2) in true labels, as the page carries it:
+    only the choice of who starts names a player."""
+    if move["move"] == "CHOOSE_STARTING_PLAYER" and you == 1:
+        return {"move": move["move"],
+                "moveData": {"playerNumber": 3 - move["moveData"]["playerNumber"]}}
+    return move
 
 
 def canonical(move: Any) -> str:

@@ -20,8 +20,8 @@ def test_the_lobby_starts_a_game_and_lists_it(db: str) -> None:
         page.wait_for_url("**/play#token=*")
         page.wait_for_function("() => document.body.dataset.ply !== undefined")
         code = page.url.split("/games/")[1].split("/")[0]
-        assert "Player 1: random" in page.inner_text("#title")
-        assert "You (player 2)" in page.inner_text("#title")
+        assert "random (player 1)" in page.inner_text("#title")
+        assert "Player 2 (you)" in page.inner_text("#title")
         page.goto(url + "/")
         page.wait_for_function(
             f"() => document.querySelector('#games').innerText.includes('{code}')")
@@ -50,7 +50,7 @@ def test_the_lobby_starts_a_game_between_two_agents_to_watch(db: str) -> None:
         assert "#" not in page.url  # no seat, no token
         page.wait_for_function("() => document.body.hasAttribute('data-game-over')")
         assert page.evaluate("document.body.dataset.winner") in ("1", "2", "draw")
-        assert "Player 1: rule vs Player 2: random" in page.inner_text("#title")
+        assert "rule-based (player 1) vs random (player 2)" in page.inner_text("#title")
         assert page.locator("[data-move]").count() == 0
         assert not errors, errors
 
@@ -73,7 +73,7 @@ def test_an_operator_s_agent_needs_the_operator_s_token(
         page.click("#go")
         page.wait_for_url("**/play#token=*")
         page.wait_for_function("() => document.body.dataset.ply !== undefined")
-        assert "Player 2: gpt" in page.inner_text("#title")
+        assert "gpt (player 2)" in page.inner_text("#title")
         errors = [e for e in errors if "401" not in e]  # the refused creation, as expected
         assert not errors, errors
     assert not [line for line in lines.lines if admin in line]

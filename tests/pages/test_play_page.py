@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -29,7 +30,8 @@ from helpers.browser import (
 from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
 
 MID_PLY = 30  # a mid-game board (Age II) for the screenshot
-# Seeds tried in turn until every kind was clicked: 2 and 3 (seats 1 and 2) click all nine.
+# Seeds tried in turn until every kind was clicked: 2 and 3 (seats 1 and 2) click all nine. The
+# pages here click forced moves too (#auto=0): test_page_look.py sees them played for you.
 SEEDS_VS_RANDOM = (2, 3, 1, 4, 5, 6, 7, 8)
 
 
@@ -74,10 +76,15 @@ def _play(browser: Any, url: str, opponent: str, seed: int, seat: int, clicked: 
     """One whole game by clicking; checks the page against the server at the end."""
     code, token = _new_game(url, opponent, seed, seat)
     tokens.append(token)
-    page, errors = open_page(browser, f"{url}/games/{code}/play#token={token}")
+    page, errors = open_page(browser, f"{url}/games/{code}/play#token={token}&auto=0")
     shot = ARTIFACTS / f"{name}-mid.png"
+    starts: Counter[int] = Counter()
 
     def mid(page: Any, ply: int) -> None:
+        # "I start" carries the person's own (true) player number, as everything the page says.
+        start = page.locator("button", has_text="I start")
+        if start.count():
+            starts[json.loads(start.get_attribute("data-move"))["moveData"]["playerNumber"]] += 1
         if ply >= MID_PLY and not shot.exists():
             page.screenshot(path=str(shot), full_page=True)
 
@@ -104,11 +111,16 @@ def _play(browser: Any, url: str, opponent: str, seed: int, seat: int, clicked: 
                "civilian": "on points"}[info["victory"]]
         page.wait_for_function(
             f"() => document.querySelector('#status').innerText.includes('{how}')")
-        # The page tells moves in true labels, whichever seat it plays (the seat's own view
-        # calls itself player 2).
+        # The page tells moves in words and in true labels, whichever seat it plays (the
+        # seat's own view calls itself player 2): the last line is GET /log's last move.
         public = httpx.get(f"{url}/games/{code}", timeout=30).json()["previousMove"]
-        assert page.inner_text("#log").strip().splitlines()[-1].endswith(public), public
+        last = httpx.get(f"{url}/games/{code}/log", timeout=30).json()["moves"][-1]
+        line = page.inner_text("#log").strip().splitlines()[-1]
+        mover = public.split()[1]  # "Player 2 constructed ..."
+        assert line.startswith(f"{last['ply']}. ") and f"layer {mover}" in line, (line, public)
+        assert all(part in line for part in re.split(r"\{[12]\}", last["text"])), (line, last)
         assert not errors, errors
+        assert set(starts) <= {seat}, (seat, starts)
         return dict(info)
     finally:
         page.close()
@@ -172,19 +184,23 @@ def test_a_person_plays_an_llm_seat(browser: Any, db: str,
         with served(db, agents) as (url, lines):
             code, token = _new_game(url, "fakellm", 4, 1)
             tokens.append(token)
-            page, errors = open_page(browser, f"{url}/games/{code}/play#token={token}")
+            page, errors = open_page(browser, f"{url}/games/{code}/play#token={token}&auto=0")
             seen: set[str] = set()
 
             def details(page: Any, ply: int) -> None:
                 # After the LLM's move, the page shows its attempts, replies and reasoning.
                 text = page.inner_text("#thinking")
-                if "attempt 1: OK" in text and "The pyramid favours me here." in text:
+                # The model's reply and reasoning are folded: they show on a click.
+                for summary in page.locator("#thinking details summary").all():
+                    summary.click()
+                text = page.inner_text("#thinking")
+                if "Attempt 1: a legal move" in text and "The pyramid favours me here." in text:
                     seen.add("reply")
-                if "reasoning (29 characters)" in text:
+                if "Its reasoning (29 characters)" in text:
                     seen.add("reasoning")
-                if "attempt 1: OK" not in text and "attempt 2: OK" in text:
+                if "Attempt 1: a legal move" not in text and "Attempt 2: a legal move" in text:
                     seen.add("refused, then asked again")
-                    first = text.split("attempt 1: ")[1].split("attempt 2")[0]
+                    first = text.split("Attempt 1: ")[1].split("Attempt 2")[0]
                     assert " — " in first, first  # why it was refused
 
             try:

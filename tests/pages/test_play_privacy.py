@@ -130,8 +130,9 @@ def test_nothing_hidden_shows_before_the_move(db: str, monkeypatch: pytest.Monke
                     assert marker not in text or _ply(url, code) > ply, who
                 wait_until(lambda: _ply(url, code) > ply, WAIT, "the LLM's move")  # noqa: B023
                 for page in (watcher, person):  # its reply shows once it is played
-                    page.wait_for_function(
-                        f"() => document.querySelector('#thinking').innerText.includes('{marker}')")
+                    page.wait_for_function(  # (textContent: the reply is folded until a click)
+                        "() => document.querySelector('#thinking').textContent"
+                        f".includes('{marker}')")
                 looked += 1
             assert not watcher_errors and not person_errors, watcher_errors + person_errors
             states = _states(url, code)

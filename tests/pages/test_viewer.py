@@ -54,20 +54,21 @@ def test_viewer_in_headless_chromium(tmp_path: Path) -> None:
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(page_path.as_uri())
-            assert page.inner_text("#ply") == f"ply 0 / {total}"
+            assert page.inner_text("#ply") == f"move 0 of {total}"
             assert page.inner_text("#title") == "viewer test"
             # Arrow keys step forward to a mid-game position (Age I, some moves in).
             for _ in range(20):
                 page.keyboard.press("ArrowRight")
-            assert page.inner_text("#ply") == f"ply 20 / {total}"
+            assert page.inner_text("#ply") == f"move 20 of {total}"
             assert page.locator("#table .tile.back").count() > 0  # face-down cards as backs
             assert page.locator("#table .tile:not(.covered)").count() > 0  # the ones to take
-            assert "Age 1" in page.inner_text("#status")
+            assert "Age I ·" in page.inner_text("#status")
             assert page.locator("#military .mcell").count() == 19
             assert page.locator("#military [data-pawn]").count() == 1
             for city in ("#top", "#bottom"):
-                text = page.inner_text(city)
-                assert "coins" in text and " VP" in text and "science:" in text
+                assert page.locator(f"{city} .stat.coins .ic-coin").count() == 1
+                assert page.locator(f"{city} .stat.vp .ic-vp").count() == 1
+                assert page.locator(f"{city} .stat.science").count() == 1
                 assert page.locator(f"{city} .wonder").count() == 4  # the draft is over
             # cities by colour: each built card is a chip of its colour
             colours = {"brown", "grey", "blue", "green", "red", "yellow", "purple"}
@@ -78,18 +79,22 @@ def test_viewer_in_headless_chromium(tmp_path: Path) -> None:
             assert page.locator("#moves div").count() == total + 1
             assert "20." in page.inner_text("#moves .current")
             page.click("#prev")
-            assert page.inner_text("#ply") == f"ply 19 / {total}"
+            assert page.inner_text("#ply") == f"move 19 of {total}"
             # Find an LLM move: its attempts show with category and raw reply.
             for _ in range(total):
-                if "UNPARSABLE" in page.inner_text("#detail"):
+                if "no move in the reply" in page.inner_text("#detail"):
                     break
                 page.click("#next")
             detail = page.inner_text("#detail")
-            assert "attempt 1: UNPARSABLE" in detail and "hmm, the Palace?" in detail
-            assert "fallback rule" in detail
-            assert "10 in / 5 out" in detail and "cost unknown" in detail  # tokens and cost
+            assert "Attempt 1: no move in the reply" in detail
+            # The model's reply, as written, folded: it shows on a click.
+            assert "hmm, the Palace?" not in detail
+            page.click("#detail details.reply summary")
+            assert "hmm, the Palace?" in page.inner_text("#detail")
+            assert "the fallback (rule) played" in detail
+            assert "10 tokens read, 5 written" in detail
             page.keyboard.press("End")
-            assert page.inner_text("#ply") == f"ply {total} / {total}"
+            assert page.inner_text("#ply") == f"move {total} of {total}"
             assert "Result:" in page.inner_text("#detail")
             page.keyboard.press("Home")
             for _ in range(30):

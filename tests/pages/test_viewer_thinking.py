@@ -67,7 +67,7 @@ def test_the_viewer_shows_the_thinking_collapsed_and_never_runs_it(tmp_path: Pat
             block = detail.locator("details.thinking")
             assert block.count() == 1 and block.get_attribute("open") is None  # collapsed
             assert block.locator("summary").inner_text() == \
-                f"thinking ({len(HOSTILE)} characters)"
+                f"Its reasoning ({len(HOSTILE)} characters)"
             block.locator("summary").click()
             assert block.locator("pre").inner_text() == HOSTILE
             assert "adapted temperature: not sent" in detail.inner_text()

@@ -292,8 +292,10 @@ class LLMAgent:
 
     def _status(self, event: str, attempt: int, started: float, s: Settings) -> None:
         if self.on_status is not None:
+            # A provider may have more to say while it works (the local model starting).
             self.on_status({"event": event, "attempt": attempt, "started": started,
-                            "reasoning": self.model_reasons or s.reasons()})
+                            "reasoning": self.model_reasons or s.reasons(),
+                            "note": getattr(self.provider, "status_note", None)})
 
     def _record(self, attempt: int, category: str, reply: Reply | None, start: float,
                 error: str, budget: int) -> dict[str, Any]:

@@ -233,6 +233,12 @@ class OpenAIProvider:
         details = getattr(usage, "prompt_tokens_details", None) if usage else None
         if details is not None:
             cached = details.cached_tokens or 0
+        if not cached:
+            # llama.cpp's server says what it reused from its prompt cache in `timings`
+            # (older builds, before prompt_tokens_details).
+            timings = (getattr(resp, "model_extra", None) or {}).get("timings")
+            if isinstance(timings, dict) and isinstance(timings.get("cache_n"), int):
+                cached = timings["cache_n"]
         out_details = getattr(usage, "completion_tokens_details", None) if usage else None
         if out_details is not None:
             reasoning = getattr(out_details, "reasoning_tokens", None) or 0
