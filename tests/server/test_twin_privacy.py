@@ -93,7 +93,8 @@ class Twin:
         out: dict[str, str] = {}
         for who, headers in requesters.items():
             for path in ("", "/info", "/moves", "/transcript?partial=true",
-                         "/transcript?partial=true&since=3", "/transcript", "/view", "/play"):
+                         "/transcript?partial=true&since=3", "/transcript", "/view", "/play",
+                         "/log", "/log?since=3"):
                 r = c.get(f"/games/{code}{path}", headers=headers)
                 out[f"{who} GET {path}"] = f"{r.status_code} {normal(r.text, code)}"
         listing = c.get("/games").json()["games"]

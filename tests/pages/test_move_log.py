@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from fastapi.testclient import TestClient
-from server_helpers import assert_no_leak, bearer, create, move_body
+from helpers.server_helpers import assert_no_leak, bearer, create, move_body
 
 from duel import words
 from duel.engine import WONDERS, Move

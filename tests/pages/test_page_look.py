@@ -28,8 +28,8 @@ from typing import Any
 
 import httpx
 import pytest
-from browser import ARTIFACTS, PILE, choose, chromium, open_page, served, wait_for_turn
-from play_helpers import WAIT
+from helpers.browser import ARTIFACTS, PILE, choose, chromium, open_page, served, wait_for_turn
+from helpers.play_helpers import WAIT
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screens"
 WIDTHS = {1280: 800, 900: 700, 390: 844}

@@ -9,8 +9,8 @@ import random
 from collections import Counter
 
 import httpx
-from browser import PILE, choose, chromium, open_page, served, wait_for_turn
-from play_helpers import WAIT
+from helpers.browser import PILE, choose, chromium, open_page, served, wait_for_turn
+from helpers.play_helpers import WAIT
 
 RELOAD_AT = 24  # an Age I move
 LOG_LINES = "document.querySelectorAll('#log div').length"
