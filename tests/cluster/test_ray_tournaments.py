@@ -67,7 +67,7 @@ def playing_workers() -> list[int]:
             cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
         except OSError:
             continue
-        if cmdline.startswith(b"ray::play_game"):
+        if cmdline.startswith((b"ray::play_game", b"ray::play_recorded")):
             pids.append(int(entry))
     return pids
 
