@@ -145,7 +145,7 @@ def test_the_statistic_and_the_decisions_at_the_looks() -> None:
 
 
 def test_a_deal_counts_once_all_four_of_its_games_have_finished() -> None:
-    points = {(v, d, s): 1.0 if v == "x" else 0.0 for v in ("x", BASELINE)
+    points = {GradeTask(v, d, s): 1.0 if v == "x" else 0.0 for v in ("x", BASELINE)
               for d in (3, 4, 6) for s in (1, 2)}
     points[GradeTask("x", 4, 2)] = 0.5
     assert paired_diffs(points, "x", 3, 10) == [1.0, 0.75]  # deal 5 is missing: stop there
