@@ -41,17 +41,7 @@ from duel.agents.llm.prices import cost, price_table
 from duel.agents.llm.providers import Provider, Reply, provider_defaults
 from duel.agents.llm.schema import last_json_object
 from duel.engine import InfoSet, InvalidMoveError, Move
-from duel.engine.moves import (
-    CHOOSE_PROGRESS_TOKEN,
-    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,
-    CHOOSE_STARTING_PLAYER,
-    CONSTRUCT_BUILDING,
-    CONSTRUCT_FROM_DISCARD,
-    CONSTRUCT_WONDER,
-    DESTROY_CARD,
-    DISCARD,
-    SELECT_WONDER,
-)
+from duel.engine.moves import MoveKind
 from duel.errors import LLMConfigError, RequestError, SpecError, TransportError
 from duel.prompts import Variant
 
@@ -385,21 +375,22 @@ def valid_moves(legal: list[Move]) -> list[str]:
         groups[m.kind].append(m)
     lines = []
     for kind, moves in groups.items():
-        if kind in (CONSTRUCT_BUILDING, DISCARD):
+        if kind in (MoveKind.CONSTRUCT_BUILDING, MoveKind.DISCARD):
             lines.append(f"{kind} with cardIndex {', '.join(str(m.card_index) for m in moves)}")
-        elif kind == CONSTRUCT_WONDER:
+        elif kind == MoveKind.CONSTRUCT_WONDER:
             slots: dict[str, list[int]] = defaultdict(list)
             for m in moves:
                 slots[m.wonder].append(m.card_index)
             lines.append(f"{kind} with wonder " + "; ".join(
                 f"{w} (cardIndex {', '.join(map(str, s))})" for w, s in slots.items()))
-        elif kind == SELECT_WONDER:
+        elif kind == MoveKind.SELECT_WONDER:
             lines.append(f"{kind} with wonder {', '.join(m.wonder for m in moves)}")
-        elif kind in (CHOOSE_PROGRESS_TOKEN, CHOOSE_PROGRESS_TOKEN_FROM_DISCARD):
+        elif kind in (MoveKind.CHOOSE_PROGRESS_TOKEN,
+                      MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD):
             lines.append(f"{kind} with progressToken {', '.join(m.token for m in moves)}")
-        elif kind in (DESTROY_CARD, CONSTRUCT_FROM_DISCARD):
+        elif kind in (MoveKind.DESTROY_CARD, MoveKind.CONSTRUCT_FROM_DISCARD):
             lines.append(f"{kind} with cardName {', '.join(m.card_name for m in moves)}")
-        elif kind == CHOOSE_STARTING_PLAYER:
+        elif kind == MoveKind.CHOOSE_STARTING_PLAYER:
             lines.append(f"{kind} with playerNumber "
                          f"{' or '.join(str(m.player_number) for m in moves)}")
         else:  # pragma: no cover - every kind is listed above
