@@ -18,7 +18,7 @@ from typing import Any
 
 from duel.engine import CARDS, GameState, Move
 from duel.engine.data import CHAIN_FROM
-from duel.engine.moves import CONSTRUCT_BUILDING, DISCARD
+from duel.engine.moves import MoveKind
 from duel.engine.steps import CHOOSE_START, LOOT2_P1, LOOT2_P2, LOOT5_P1, LOOT5_P2, PLAY_CARD
 from duel.engine.view import previous_move_text
 
@@ -49,7 +49,7 @@ def status(state: GameState) -> str:
 def _notes(before: GameState, move: Move, after: GameState) -> list[str]:
     notes = []
     seat = before.current
-    if move.kind == CONSTRUCT_BUILDING:
+    if move.kind == MoveKind.CONSTRUCT_BUILDING:
         card = before.pyramid[move.card_index]
         source = CHAIN_FROM[card]
         if source >= 0 and before.players[seat].has_card(source):
@@ -68,7 +68,7 @@ def move_text(before: GameState, move: Move, after: GameState) -> str:
     """`move` from `before` in words, with its notes: 'Player 1 discarded GLASSWORKS and
     gained 3 coins', 'Player 2 constructed ...; plays again'."""
     text = describe(after)
-    if move.kind == DISCARD:
+    if move.kind == MoveKind.DISCARD:
         # The engine's text says "for N coins": coins gained, not paid.
         text = text.replace(" for ", " and gained ", 1)
     notes = _notes(before, move, after)

@@ -36,18 +36,6 @@ class MoveKind(StrEnum):
     CHOOSE_STARTING_PLAYER = "CHOOSE_STARTING_PLAYER"
 
 
-# The kinds' loose names, for the importers outside engine/ and agents/ (narrate, rl.encoding,
-# analysis.decision) until they write MoveKind.X; removed with them.
-SELECT_WONDER: Final = MoveKind.SELECT_WONDER
-CONSTRUCT_BUILDING: Final = MoveKind.CONSTRUCT_BUILDING
-DISCARD: Final = MoveKind.DISCARD
-CONSTRUCT_WONDER: Final = MoveKind.CONSTRUCT_WONDER
-CHOOSE_PROGRESS_TOKEN: Final = MoveKind.CHOOSE_PROGRESS_TOKEN
-CHOOSE_PROGRESS_TOKEN_FROM_DISCARD: Final = MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD
-DESTROY_CARD: Final = MoveKind.DESTROY_CARD
-CONSTRUCT_FROM_DISCARD: Final = MoveKind.CONSTRUCT_FROM_DISCARD
-CHOOSE_STARTING_PLAYER: Final = MoveKind.CHOOSE_STARTING_PLAYER
-
 # The member of each name: Move's constructor takes a plain string too (a dict lookup, cheaper
 # than calling the enum).
 _KIND_OF_NAME: Final[dict[str, MoveKind]] = {k.value: k for k in MoveKind}
