@@ -194,12 +194,12 @@ def test_the_site_in_chromium_from_file(site: Site) -> None:
         ply = int(worst.get_attribute("href").split("#ply=")[1])
         worst.click()
         page.wait_for_function("() => document.getElementById('ply').textContent.length > 0")
-        assert page.text_content("#ply").startswith(f"ply {ply} /")
+        assert page.text_content("#ply").startswith(f"move {ply} of ")
         assert site.llm in page.text_content("#title")
         page.go_back()
         page.locator("#game-list a", has_text="replay").first.click()
         page.wait_for_function("() => document.getElementById('ply').textContent.length > 0")
-        assert page.text_content("#ply").startswith("ply 0 /")
+        assert page.text_content("#ply").startswith("move 0 of ")
         # narrow screens
         for name, url in (("index", (site.root / "index.html").as_uri()),
                           ("player", (site.root / site.player(site.llm)["page"]).as_uri())):

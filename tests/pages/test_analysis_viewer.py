@@ -44,11 +44,11 @@ def test_the_page_draws_the_analysis(tmp_path: Path) -> None:
                 assert marked == sum(1 for g in graded.values() if g == kind)
             ply, kind = next(iter(graded.items()))
             rows.nth(ply).click()
-            assert page.inner_text("#ply").startswith(f"ply {ply} /")
+            assert page.inner_text("#ply").startswith(f"move {ply} of ")
             detail = page.inner_text("#detail")
             assert "Analyser's move: Player" in detail and f"({kind})" in detail
-            page.locator("#curvesvg").click(position={"x": 3, "y": 60})  # the curve's start
-            assert page.inner_text("#ply").startswith("ply 0 /")
+            page.locator("#curvesvg").click(position={"x": 1, "y": 60})  # the curve's start
+            assert page.inner_text("#ply").startswith("move 0 of ")
             assert errors == []
             page.screenshot(path=str(tmp_path / "analysis.png"), full_page=True)
         finally:
