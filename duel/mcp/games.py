@@ -95,7 +95,7 @@ class Games:
         self._room()
         if self.server is not None:
             code, token = self.server.create(opponent, seat, seed)
-            return self._join(code, token)
+            return self._join(code, token, wait=self.wait)
         agent = self.catalogue.build(opponent)  # SpecError: not offered, or over the caps
         if seed is None:
             seed = secrets.randbelow(SEED_MAX)  # unpredictable: the deal stays secret
@@ -114,9 +114,13 @@ class Games:
         self._room()
         return self._join(args["code"].strip(), args["token"].strip())
 
-    def _join(self, code: str, token: str) -> dict[str, Any]:
+    def _join(self, code: str, token: str, wait: float = 0.0) -> dict[str, Any]:
+        """A seat of a server's game; with `wait`, its first turn is waited for (the
+        opponent agent of a game just created may draft first)."""
         assert self.server is not None
         seat = RemoteSeat("", self.server, code, token, self.wait)
+        if wait > 0:
+            seat.wait_turn(wait)
         gid = code if code not in self.games else f"{code}-p{seat.seat.player}"
         if gid in self.games:
             raise UsageError(f"game {code}'s seat {seat.seat.player} is already joined as "

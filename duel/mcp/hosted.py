@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import threading
 import time
 from pathlib import Path
@@ -18,7 +19,8 @@ from typing import Any
 
 from duel.agents.base import Agent
 from duel.agents.tools.status import SeatStatus
-from duel.engine import Move, Perspective, Result, Seat, new_game
+from duel.engine import Deal, Move, Perspective, Result, Seat, new_game
+from duel.engine.codes import random_code
 from duel.errors import ConflictError, IllegalMoveError
 from duel.match import agent_rng, decide
 from duel.records import MoveRecord
@@ -40,13 +42,16 @@ class HostedGame:
     answered (or the game is over)."""
 
     def __init__(self, gid: str, seat: Seat, opponent: Agent, seed: int,
-                 transcripts: Path | None, open_box: bool = True,
-                 client_spec: str = CLIENT_SPEC) -> None:
+                 transcripts: Path | None, open_box: bool = True, code: str | None = None,
+                 deal: Deal | None = None, client_spec: str = CLIENT_SPEC) -> None:
         self.id = gid
         self.seat = seat
         self.opponent = opponent
         self.seed = seed
-        self.state = new_game(seed, open_box=open_box)
+        # A random code, as the server gives its games: the deal's own code is a hash of every
+        # hidden card, and an MCP client could match it against the deals of likely seeds.
+        code = code or random_code(secrets.SystemRandom())
+        self.state = new_game(seed, deal=deal, open_box=open_box, code=code)
         self.seen = Perspective(seat)
         self.rng = agent_rng(seed, seat.other)
         self.records: list[MoveRecord] = []
