@@ -11,8 +11,9 @@ previousMove) until the seat is to move again, the game is over, or `wait` secon
 from __future__ import annotations
 
 import json
+import queue
+import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -144,17 +145,19 @@ class RemoteSeat:
                                 else "the game is over")
         body = {**move.to_json(), "ply": before.ply}
         played: list[str] = []
-        with self._events() as events:
-            first = next(events, None)  # the state now: the stream has started
+        with _Events(self.server, self.code, self.token) as events:
+            now = events.next(TIMEOUT)  # the state as the stream starts: it has started
             self.server.request("POST", f"/games/{self.code}/moves", self.token, json=body)
             deadline = time.monotonic() + self.wait
-            for ply, view in events:
-                if first is not None and ply <= first[0]:
+            while True:
+                event = events.next(deadline - time.monotonic())
+                if event is None:
+                    break
+                ply, view = event
+                if now is not None and ply <= now[0]:
                     continue
                 played.append(str(view.get("previousMove", "")))
                 if view.get("step") == "GAME_END" or view.get("currentPlayerNumber") == YOU:
-                    break
-                if time.monotonic() > deadline:
                     break
         return self.status(), played
 
@@ -167,23 +170,22 @@ class RemoteSeat:
             status = self.status()
         return status
 
-    def _events(self) -> _Events:
-        return _Events(self.server, self.code, self.token, self.wait)
-
 
 class _Events:
-    """The game's server-sent events as (ply, view) pairs; ends with the stream, or when a
-    read waits past the deadline (the server pings every 10 s, so a quiet game wakes us)."""
+    """A game's server-sent events as (ply, view) pairs, read by a thread of their own so that
+    waiting for the next one has a deadline (`next`), whatever the stream does meanwhile."""
 
-    def __init__(self, server: Server, code: str, token: str, wait: float) -> None:
-        self.server, self.code, self.token, self.wait = server, code, token, wait
+    def __init__(self, server: Server, code: str, token: str) -> None:
+        self.server, self.code, self.token = server, code, token
+        self.queue: queue.Queue[tuple[int, dict[str, Any]] | None] = queue.Queue()
+        self._response: httpx.Response | None = None
         self._cm: Any = None
 
-    def __enter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+    def __enter__(self) -> _Events:
         headers = {"Authorization": f"Bearer {self.token}"}
         self._cm = self.server.client.stream(
             "GET", f"{self.server.url}/games/{self.code}/events", headers=headers,
-            timeout=httpx.Timeout(TIMEOUT, read=max(TIMEOUT, self.wait)))
+            timeout=httpx.Timeout(TIMEOUT, read=None))
         try:
             r = self._cm.__enter__()
         except httpx.HTTPError as exc:
@@ -193,28 +195,38 @@ class _Events:
             r.read()
             self._cm.__exit__(None, None, None)
             raise refusal(r)
-        return self._parse(r)
+        self._response = r
+        threading.Thread(target=self._read, args=(r,), daemon=True,
+                         name=f"events {self.code}").start()
+        return self
+
+    def next(self, seconds: float) -> tuple[int, dict[str, Any]] | None:
+        """The next event, or None if the stream ended or `seconds` passed."""
+        try:
+            return self.queue.get(timeout=max(0.0, seconds))
+        except queue.Empty:
+            return None
 
     def __exit__(self, *exc: object) -> None:
+        # Closing the stream ends the reader thread (its next read fails).
         if self._cm is not None:
             self._cm.__exit__(None, None, None)
 
-    def _parse(self, r: httpx.Response) -> Iterator[tuple[int, dict[str, Any]]]:
-        deadline = time.monotonic() + self.wait + TIMEOUT
+    def _read(self, r: httpx.Response) -> None:
         ident: str | None = None
         data: list[str] = []
         try:
             for line in r.iter_lines():
-                if time.monotonic() > deadline:
-                    return
                 if not line:
                     if data and ident is not None:
-                        yield int(ident), json.loads("\n".join(data))
+                        self.queue.put((int(ident), json.loads("\n".join(data))))
                     ident = None
                     data = []
                 elif line.startswith("id:"):
                     ident = line[3:].strip()
                 elif line.startswith("data:"):
                     data.append(line[5:].lstrip())
-        except httpx.HTTPError:
-            return
+        except (httpx.HTTPError, ValueError, RuntimeError):
+            pass  # the stream was closed under us, or cut: the queue's end says so
+        finally:
+            self.queue.put(None)

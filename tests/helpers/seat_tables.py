@@ -7,7 +7,8 @@ import random
 from typing import Any
 
 from duel.agents.tools import SeatStatus, SeatTools
-from duel.engine import GameState, InfoSet, Move, Perspective, Seat, new_game
+from duel.engine import Deal, GameState, InfoSet, Move, Perspective, Seat, new_game
+from duel.engine.data import AGE3_CARDS, GUILD_CARDS
 
 
 def status_of(state: GameState, seat: Seat) -> SeatStatus:
@@ -58,3 +59,24 @@ def twins(state: GameState, seeds: tuple[int, int] = (1, 2)) -> tuple[GameState,
     info = InfoSet.from_view(Perspective(None).view(state))
     a, b = (info.sample(random.Random(s)) for s in seeds)
     return a, b
+
+
+def twin_deal(deal: Deal) -> Deal:
+    """`deal` with every card nobody sees before Age II dealt anew: the Age II deck and its
+    removed cards, the Age III deck, its removed cards and the guilds (each kept to its own
+    slots), and the box's drawing order. Age I, the wonders and the board's tokens stay."""
+    rng = random.Random(1)
+    two = list(deal.age2) + list(deal.removed2)
+    rng.shuffle(two)
+    guild_slots = [i for i, c in enumerate(deal.age3) if c in GUILD_CARDS]
+    plain = [c for c in deal.age3 if c in AGE3_CARDS] + list(deal.removed3)
+    guilds = [c for c in deal.age3 if c in GUILD_CARDS] + list(deal.removed_guilds)
+    rng.shuffle(plain)
+    rng.shuffle(guilds)
+    it_plain, it_guild = iter(plain), iter(guilds)
+    age3 = [next(it_guild) if i in guild_slots else next(it_plain) for i in range(20)]
+    other = Deal(deal.wonder_draft, deal.wonders_out, deal.tokens_board,
+                 tuple(reversed(deal.tokens_box)), deal.age1, tuple(two[:20]), tuple(age3),
+                 deal.removed1, tuple(two[20:]), tuple(it_plain), tuple(it_guild))
+    assert other != deal and other.age2 != deal.age2 and other.age3 != deal.age3
+    return Deal.from_json(other.to_json())
