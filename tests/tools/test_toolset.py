@@ -274,3 +274,33 @@ def test_check_arguments_fills_defaults() -> None:
     assert check_arguments(TOOLS_BY_NAME["legal_moves"], {}) == {"why_not": False}
     assert check_arguments(TOOLS_BY_NAME["explain"], {"game": "g1", "name": "X"},
                            skip=("game",)) == {"name": "X"}
+
+
+@pytest.mark.parametrize("state", POSITIONS[::3], ids=lambda s: f"ply{s.ply}")
+def test_every_refusal_is_the_engines_reason_on_the_true_state(state: Any) -> None:
+    """Whatever the seat tries (every structure move on every slot, every wonder, every other
+    kind), the refusal read from its view is the engine's sentence about the true game, in the
+    seat's labels; a face-down card is no exception."""
+    seat = seat_of(state)
+    seen = Perspective(seat)
+    tools = tools_at(state)
+    legal = set(state.legal_moves())
+    tries = [Move(kind, card_index=i) for kind in ("CONSTRUCT_BUILDING", "DISCARD")
+             for i in range(20)]
+    tries += [Move("CONSTRUCT_WONDER", card_index=i, wonder=w) for i in range(0, 20, 3)
+              for w in WONDER_NAMES[::2]]
+    tries += [Move("SELECT_WONDER", wonder=w) for w in WONDER_NAMES[:3]]
+    tries += [Move("CHOOSE_PROGRESS_TOKEN", token=t) for t in TOKEN_NAMES[:3]]
+    tries += [Move("DESTROY_CARD", card_name=CARD_NAMES[0]),
+              Move("CHOOSE_STARTING_PLAYER", player_number=1)]
+    refused = 0
+    for move in tries:
+        true_move = seen.move_in(move)
+        if true_move in legal:
+            continue
+        with pytest.raises(IllegalMoveError) as caught:
+            tools.call("simulate", move.to_json())
+        truth = seen.text_out(state.why_illegal(true_move))
+        assert f"that move is not legal: {truth} (" in str(caught.value), move
+        refused += 1
+    assert refused >= 10

@@ -27,7 +27,7 @@ from duel.agents.llm.schema import structured_schema
 from duel.engine import IllegalMoveError, Move
 from duel.engine.explain import unavailable
 from duel.engine.layout import COVERED_BY
-from duel.engine.moves import CONSTRUCT_BUILDING
+from duel.engine.moves import CONSTRUCT_BUILDING, CONSTRUCT_WONDER, DISCARD
 from duel.errors import ConflictError, TooLargeError, UsageError
 
 from .simulate import simulate
@@ -36,6 +36,7 @@ from .words import explain, move_text
 
 ARGUMENTS_LIMIT = 2_000  # characters of a call's arguments as JSON: a move is about 80
 MOVE_ARGS = ("move", "moveData")
+STRUCTURE_MOVES = (CONSTRUCT_BUILDING, DISCARD, CONSTRUCT_WONDER)
 
 
 @dataclass(frozen=True)
@@ -227,9 +228,24 @@ def checked_move(status: SeatStatus, tool: str, move_json: dict[str, Any]) -> Mo
     _turn(status, tool)
     t = status.info.template
     if move not in t.legal_moves():
-        raise IllegalMoveError(f"{tool}: that move is not legal: {t.why_illegal(move)} "
+        raise IllegalMoveError(f"{tool}: that move is not legal: {why_illegal(status, move)} "
                                "(legal_moves lists the legal ones)")
     return move
+
+
+def why_illegal(status: SeatStatus, move: Move) -> str:
+    """The engine's reason, from the view: where the view's template knows no card (a face-down
+    one), the structure's words are said here as the engine says them of the true state."""
+    t = status.info.template
+    slot = move.card_index
+    if move.kind in STRUCTURE_MOVES and t.step_name == "PLAY_CARD" and 0 <= slot < 20:
+        hidden = {s for s, _ in status.info.hidden_slots}
+        if slot in hidden or (t.pyramid[slot] >= 0 and not (t.accessible >> slot) & 1):
+            covering = [s for s in COVERED_BY[t.age - 1][slot]
+                        if t.pyramid[s] >= 0 or s in hidden]
+            return (f"card {slot} is covered by slot(s) {covering}; active slots: "
+                    f"{t.accessible_slots()}")
+    return t.why_illegal(move)
 
 
 class SeatTools:
