@@ -48,7 +48,7 @@ from typing import Any, Final
 from duel.agents.base import Decision
 from duel.engine import InfoSet, Move
 from duel.engine.data import CARD_IDS, TOKEN_IDS, WONDER_IDS
-from duel.engine.moves import CONSTRUCT_BUILDING, DISCARD, MOVE_KINDS
+from duel.engine.moves import MOVE_KINDS, MoveKind
 from duel.engine.state import GameState
 from duel.engine.steps import GAME_END
 from duel.errors import SpecError
@@ -108,8 +108,8 @@ def rollout(state: GameState, rng: random.Random, policy: str, build_bias: float
             state.play(move)
             continue
         move = moves[int(rand() * len(moves))]
-        if move.kind == DISCARD and rand() < build_bias:
-            others = [m for m in moves if m.kind != DISCARD]
+        if move.kind is MoveKind.DISCARD and rand() < build_bias:
+            others = [m for m in moves if m.kind is not MoveKind.DISCARD]
             if others:
                 move = others[int(rand() * len(others))]
         state.play(move)
@@ -127,7 +127,7 @@ def mast_key(state: GameState, move: Move) -> int:
     """What MAST averages over (see MAST_BLOCK)."""
     kind = move.kind
     block = MAST_BLOCK[kind]
-    if kind == CONSTRUCT_BUILDING or kind == DISCARD:
+    if kind is MoveKind.CONSTRUCT_BUILDING or kind is MoveKind.DISCARD:
         return block + state.pyramid[move.card_index]
     if move.wonder:
         return block + WONDER_IDS[move.wonder]
@@ -230,7 +230,7 @@ def immediate_win(base: GameState, moves: list[Move]) -> Move | None:
     public facts only, so one sample of the hidden cards decides it."""
     seat = base.current
     for move in moves:
-        if move.kind == DISCARD or move.kind.startswith("SELECT"):
+        if move.kind is MoveKind.DISCARD or move.kind is MoveKind.SELECT_WONDER:
             continue
         after = base.clone()
         after.play(move)

@@ -30,13 +30,7 @@ from duel.agents.heuristics import WIN, evaluate
 from duel.engine import InfoSet, Move, Seat
 from duel.engine.data import CARDS, LAW, SCALE, STRATEGY, THEOLOGY
 from duel.engine.layout import COVERS
-from duel.engine.moves import (
-    CHOOSE_STARTING_PLAYER,
-    CONSTRUCT_BUILDING,
-    CONSTRUCT_WONDER,
-    DISCARD,
-    SELECT_WONDER,
-)
+from duel.engine.moves import MoveKind
 from duel.engine.state import GameState
 from duel.engine.steps import CHOOSE_TOKEN, PLAY_CARD
 
@@ -102,6 +96,10 @@ def _hands_a_win(state: GameState, index: int, move: Move) -> bool:
 TIER: Final = 1e6
 # Rules whose pick is a single move: no random tie-break.
 _NO_TIES: Final = ("wonder ranking", "start the Age", "win now")
+# The rule named when the best-valued move decides, by the kind of that move.
+_BEST: Final[dict[str, str]] = {MoveKind.CONSTRUCT_BUILDING: "best build",
+                                MoveKind.DISCARD: "best discard",
+                                MoveKind.CONSTRUCT_WONDER: "best wonder"}
 
 
 def preferences(state: GameState, moves: Sequence[Move]
@@ -112,7 +110,7 @@ def preferences(state: GameState, moves: Sequence[Move]
     moves = list(moves)
     index = state.current
     kind = moves[0].kind
-    if kind == SELECT_WONDER:
+    if kind == MoveKind.SELECT_WONDER:
         rank = list(_WONDER_RANK)
         if THEOLOGY in state.tokens_board:
             # Theology gives play-again to any wonder: raise the big-VP ones.
@@ -120,7 +118,7 @@ def preferences(state: GameState, moves: Sequence[Move]
             rank.insert(0, "THE_PYRAMIDS")
         scores = {m: -float(rank.index(m.wonder)) for m in moves}
         return scores, [max(moves, key=scores.__getitem__)], "wonder ranking"
-    if kind == CHOOSE_STARTING_PLAYER:
+    if kind == MoveKind.CHOOSE_STARTING_PLAYER:
         scores = {m: 0.0 if m.player_number == Seat.of_index(index).player else -TIER
                   for m in moves}
         return scores, [m for m in moves if scores[m] == 0.0], "start the Age"
@@ -146,7 +144,7 @@ def _play_card(state: GameState, index: int, moves: list[Move]
     for slot in state.accessible_slots():
         card = state.pyramid[slot]
         if state.card_price(opp, card) <= state.players[opp].coins:
-            after = _after(probe, Move(CONSTRUCT_BUILDING, card_index=slot))
+            after = _after(probe, Move(MoveKind.CONSTRUCT_BUILDING, card_index=slot))
             gain_for_opp[slot] = max(0.0, evaluate(after, opp) - base_opp)
         else:
             gain_for_opp[slot] = 0.0
@@ -160,9 +158,9 @@ def _play_card(state: GameState, index: int, moves: list[Move]
             if state.cover[below] == 1 and (state.face_up >> below) & 1:
                 s = state.out_of_turn(opp, without_slot=slot)
                 if state.card_price(opp, state.pyramid[below]) <= state.players[opp].coins:
-                    after = _after(s, Move(CONSTRUCT_BUILDING, card_index=below))
+                    after = _after(s, Move(MoveKind.CONSTRUCT_BUILDING, card_index=below))
                     value -= _UNCOVER * min(max(0.0, evaluate(after, opp) - base_opp), 20.0)
-        if m.kind == DISCARD:
+        if m.kind == MoveKind.DISCARD:
             value -= 0.5  # prefer using a card when it is about as good
         return value
 
@@ -198,6 +196,5 @@ class RuleAgent:
         else:
             best = max(pool, key=lambda m: (scores[m], rng.random()))
         if rule == "best":
-            rule = {CONSTRUCT_BUILDING: "best build", DISCARD: "best discard",
-                    CONSTRUCT_WONDER: "best wonder"}[best.kind]
+            rule = _BEST[best.kind]
         return Decision(best, {"rule": rule})

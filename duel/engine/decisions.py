@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from duel.engine.moves import CONSTRUCT_WONDER, Move
+from duel.engine.moves import Move, MoveKind
 
 __all__ = ["KINDS", "decision_kind"]
 
@@ -26,5 +26,5 @@ _KIND_OF_STEP: Final = {
 def decision_kind(step: str, move: Move) -> str:
     """The kind of a decision made at `step` (the step's name) by playing `move`."""
     if step == "PLAY_CARD":
-        return "wonder" if move.kind == CONSTRUCT_WONDER else "card"
+        return "wonder" if move.kind == MoveKind.CONSTRUCT_WONDER else "card"
     return _KIND_OF_STEP[step]

@@ -39,17 +39,7 @@ from duel.engine.data import (
     Card,
     Wonder,
 )
-from duel.engine.moves import (
-    CHOOSE_PROGRESS_TOKEN,
-    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,
-    CHOOSE_STARTING_PLAYER,
-    CONSTRUCT_BUILDING,
-    CONSTRUCT_FROM_DISCARD,
-    CONSTRUCT_WONDER,
-    DESTROY_CARD,
-    DISCARD,
-    SELECT_WONDER,
-)
+from duel.engine.moves import MoveKind
 from duel.engine.steps import CHOOSE_START, LOOT2_P1, LOOT2_P2, LOOT5_P1, LOOT5_P2, PLAY_CARD
 
 AGES = {1: "Age I", 2: "Age II", 3: "Age III"}
@@ -248,15 +238,15 @@ def move_text(before: GameState, move: Move, after: GameState | None = None) -> 
     added: "; plays again", "; player 2 loses 5 coins (military)"."""
     seat = before.current
     kind = move.kind
-    if kind == SELECT_WONDER:
+    if kind == MoveKind.SELECT_WONDER:
         text = f"takes {name(move.wonder)}"
-    elif kind in (CONSTRUCT_BUILDING, DISCARD, CONSTRUCT_WONDER):
+    elif kind in (MoveKind.CONSTRUCT_BUILDING, MoveKind.DISCARD, MoveKind.CONSTRUCT_WONDER):
         card = before.pyramid[move.card_index]
         card_name = name(CARDS[card].name) if card >= 0 else f"the card in slot {move.card_index}"
-        if kind == DISCARD:
+        if kind == MoveKind.DISCARD:
             gain = 2 + before.players[seat].color_count[YELLOW]
             text = f"discards {card_name} for {coins(gain)}"
-        elif kind == CONSTRUCT_WONDER:
+        elif kind == MoveKind.CONSTRUCT_WONDER:
             price = before.price(move)
             text = (f"builds {name(move.wonder)} with {card_name}"
                     + (f" for {coins(price)}" if price else " for free"))
@@ -267,15 +257,15 @@ def move_text(before: GameState, move: Move, after: GameState | None = None) -> 
             else:
                 price = before.price(move)
                 text = f"builds {card_name}" + (f" for {coins(price)}" if price else " for free")
-    elif kind == CHOOSE_PROGRESS_TOKEN:
+    elif kind == MoveKind.CHOOSE_PROGRESS_TOKEN:
         text = f"takes the progress token {name(move.token)}"
-    elif kind == CHOOSE_PROGRESS_TOKEN_FROM_DISCARD:
+    elif kind == MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD:
         text = f"takes the progress token {name(move.token)} with the Great Library"
-    elif kind == DESTROY_CARD:
+    elif kind == MoveKind.DESTROY_CARD:
         text = f"destroys {{{2 - seat}}}'s {name(move.card_name)}"
-    elif kind == CONSTRUCT_FROM_DISCARD:
+    elif kind == MoveKind.CONSTRUCT_FROM_DISCARD:
         text = f"builds {name(move.card_name)} from the discard pile with the Mausoleum"
-    elif kind == CHOOSE_STARTING_PLAYER:
+    elif kind == MoveKind.CHOOSE_STARTING_PLAYER:
         age = AGES.get(before.age, f"Age {before.age}")
         text = (f"starts {age}" if move.player_number == seat + 1
                 else f"lets {{{move.player_number}}} start {age}")
@@ -300,7 +290,7 @@ def move_notes(before: GameState, move: Move, after: GameState) -> list[str]:
             notes.append(f"{{{victim}}} loses {coins(n)} (military)")
     # The turn is over and the same player goes on (a play-again wonder, Theology).
     if (after.step == PLAY_CARD and after.current == seat and before.step != CHOOSE_START
-            and after.age == before.age and move.kind != CHOOSE_STARTING_PLAYER):
+            and after.age == before.age and move.kind != MoveKind.CHOOSE_STARTING_PLAYER):
         notes.append("plays again")
     return notes
 

@@ -57,6 +57,7 @@ class StandInServer:
         self.process = None
         self.settings: dict[str, str] = {}
         self.stops = 0
+        self.calls = 0
 
     def ensure_started(self) -> str:
         return self.url

@@ -175,7 +175,7 @@ def test_the_status_line_says_the_model_is_starting_and_how_long_it_took_last_ti
 def test_the_line_shows_a_provider_s_note() -> None:
     from io import StringIO
 
-    from duel.status import StatusLine
+    from duel.cli.status import StatusLine
 
     now = [100.0]
     line = StatusLine(StringIO(), clock=lambda: now[0], width=200)

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from duel.agents import make_agent
-from duel.agents.llm.agent import EMPTY, ILLEGAL, OK, SCHEMA, TRUNCATED, UNPARSABLE
+from duel.agents.attempts import Category
 from duel.agents.llm.local import MODEL_SHA256, LocalServer, assemble_model, sha256_file
 from duel.bench.local import positions
 from duel.engine import new_game
@@ -66,7 +66,8 @@ def test_local_model_decides_moves_of_the_prompt_s_shape_through_the_sdk() -> No
     assert ok, "the local server answered no call"
     assert all(c["input_tokens"] > 3500 for c in ok)  # the local rules text was sent
     # every answer the server gave was read: a move in the prompt's format, or a named failure
-    assert all(c["category"] in {OK, TRUNCATED, EMPTY, UNPARSABLE, SCHEMA, ILLEGAL}
+    assert all(c["category"] in {Category.OK, Category.TRUNCATED, Category.EMPTY,
+                                   Category.UNPARSABLE, Category.SCHEMA, Category.ILLEGAL}
                for c in ok), [c["category"] for c in ok]
 
 

@@ -208,8 +208,10 @@ class LocalServer:
             wait_ready(self.base_url + "/models", timeout, "the llama.cpp server",
                        alive=lambda: process.poll() is None, interval=0.5)
         except DuelError as exc:
+            status = process.poll()
             self.stop()
-            raise LLMConfigError(f"{exc}; see {self.log_path}") from None
+            exited = f" (it exited with status {status})" if status is not None else ""
+            raise LLMConfigError(f"{exc}{exited}; see {self.log_path}") from None
         return self.base_url
 
     def stop(self) -> None:
