@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from duel.cli.options import integer, real
 from duel.errors import UsageError
+from duel.util.datadir import add_option, data_dir
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,9 +23,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--server", default=None, metavar="URL",
                    help="play seats of a duel serve server's games through its REST API: "
                    "new_game creates one there, join_game takes a seat by its token")
-    p.add_argument("--transcripts", default="transcripts", metavar="DIR",
-                   help="where hosted games are written (default transcripts/); sealed, "
-                   "without the deal, until the game is over")
+    p.add_argument("--transcripts", default=None, metavar="DIR",
+                   help="where hosted games are written (default: transcripts/ in the data "
+                   "folder); sealed, without the deal, until the game is over")
     p.add_argument("--no-transcripts", action="store_true", help="keep no transcript")
     p.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC",
                    help="offer an opponent by name (repeatable), e.g. "
@@ -36,6 +38,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    "(default 120)")
     p.add_argument("--max-games", type=integer, default=50,
                    help="games held at once (the oldest finished ones make room)")
+    add_option(p)
     p.set_defaults(func=mcp)
 
 
@@ -56,9 +59,13 @@ def mcp(args: argparse.Namespace) -> int:
         raise UsageError("--agent configures this server's own opponents; with --server the "
                          "duel server's operator offers them")
     server = Server(args.server) if args.server else None
-    transcripts = None if args.no_transcripts else Path(args.transcripts)
+    # The data folder, not the working directory: a client may start us anywhere (even /).
+    transcripts = None if args.no_transcripts else \
+        Path(args.transcripts or data_dir(args.data_dir) / "transcripts")
     games = Games(catalogue, transcripts, server, wait=args.wait, max_games=args.max_games)
     if args.http is not None:
+        print(f"duel MCP server at http://127.0.0.1:{args.http}/mcp"
+              + (f", games in {transcripts}" if transcripts else ""), file=sys.stderr)
         run_http(games, args.http)
     else:
         run_stdio(games)

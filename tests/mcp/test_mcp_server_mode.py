@@ -23,7 +23,8 @@ import duel
 def mcp_on(server: Server, wait: float = 60) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable,
                                  args=["-m", "duel.cli", "mcp", "--server", server.url,
-                                       "--wait", str(wait)], cwd=str(ROOT))
+                                       "--wait", str(wait), "--no-transcripts"],
+                                 cwd=str(ROOT))
 
 
 def test_new_game_on_the_server_is_played_to_its_end(servers: list[Server],
@@ -128,5 +129,6 @@ def test_an_unreachable_server_is_a_tool_error(tmp_path: Path) -> None:
         assert "no game" in await refused(c, "get_state", {"game": "x"})
 
     run(StdioServerParameters(command=sys.executable,
-                              args=["-m", "duel.cli", "mcp", "--server", url], cwd=str(ROOT)),
+                              args=["-m", "duel.cli", "mcp", "--server", url,
+                                    "--no-transcripts"], cwd=str(ROOT)),
         body)
