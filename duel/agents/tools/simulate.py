@@ -16,7 +16,7 @@ from typing import Any
 
 from duel.engine import CARDS, GameState, InfoSet, Move
 from duel.engine.data import CARD_IDS, CHAIN_FROM, COLOR_NAMES, TOKEN_NAMES, WONDER_IDS, WONDERS
-from duel.engine.moves import CONSTRUCT_BUILDING, CONSTRUCT_FROM_DISCARD, CONSTRUCT_WONDER
+from duel.engine.moves import MoveKind
 from duel.engine.steps import (
     BUILD_FROM_DISCARD,
     CHOOSE_LIBRARY_TOKEN,
@@ -103,18 +103,19 @@ def _military(before: GameState, after: GameState) -> dict[str, Any]:
 
 
 def _built(before: GameState, move: Move) -> dict[str, Any] | None:
-    if move.kind in (CONSTRUCT_BUILDING, CONSTRUCT_FROM_DISCARD):
-        card = before.pyramid[move.card_index] if move.kind == CONSTRUCT_BUILDING \
+    if move.kind in (MoveKind.CONSTRUCT_BUILDING, MoveKind.CONSTRUCT_FROM_DISCARD):
+        card = before.pyramid[move.card_index] if move.kind == MoveKind.CONSTRUCT_BUILDING \
             else CARD_IDS[move.card_name]
         c = CARDS[card]
         out: dict[str, Any] = {"card": c.name, "color": COLOR_NAMES[c.color],
                                "effect": card_effect(c),
                                "chains_to": [d.name for d in CARDS if d.chain_from == c.name]}
         chain = CHAIN_FROM[card]
-        if move.kind == CONSTRUCT_BUILDING and chain >= 0 and before.players[ME].has_card(chain):
+        if (move.kind == MoveKind.CONSTRUCT_BUILDING and chain >= 0
+                and before.players[ME].has_card(chain)):
             out["chained_from"] = CARDS[chain].name
         return out
-    if move.kind == CONSTRUCT_WONDER:
+    if move.kind == MoveKind.CONSTRUCT_WONDER:
         w = WONDERS[WONDER_IDS[move.wonder]]
         return {"wonder": w.name, "effect": wonder_effect(w),
                 "card_used": CARDS[before.pyramid[move.card_index]].name}

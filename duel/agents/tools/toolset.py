@@ -27,7 +27,7 @@ from duel.agents.llm.schema import structured_schema
 from duel.engine import IllegalMoveError, Move
 from duel.engine.explain import unavailable
 from duel.engine.layout import COVERED_BY
-from duel.engine.moves import CONSTRUCT_BUILDING, CONSTRUCT_WONDER, DISCARD
+from duel.engine.moves import MoveKind
 from duel.errors import ConflictError, TooLargeError, UsageError
 
 from .simulate import simulate
@@ -36,7 +36,7 @@ from .words import explain, move_text
 
 ARGUMENTS_LIMIT = 2_000  # characters of a call's arguments as JSON: a move is about 80
 MOVE_ARGS = ("move", "moveData")
-STRUCTURE_MOVES = (CONSTRUCT_BUILDING, DISCARD, CONSTRUCT_WONDER)
+STRUCTURE_MOVES = (MoveKind.CONSTRUCT_BUILDING, MoveKind.DISCARD, MoveKind.CONSTRUCT_WONDER)
 
 
 @dataclass(frozen=True)
@@ -215,7 +215,7 @@ def _refused(status: SeatStatus) -> list[dict[str, Any]]:
             covering = [s for s in COVERED_BY[t.age - 1][slot]
                         if t.pyramid[s] >= 0 or s in hidden]
             face = "face down, covered by " if slot in hidden else "covered by "
-            out.append({**Move(CONSTRUCT_BUILDING, card_index=slot).to_json(),
+            out.append({**Move(MoveKind.CONSTRUCT_BUILDING, card_index=slot).to_json(),
                         "reason": face + " and ".join(str(s) for s in covering)})
         out.extend(by_slot.get(slot, []))
     return out

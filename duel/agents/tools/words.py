@@ -27,17 +27,7 @@ from duel.engine.data import (
     WONDERS,
     YELLOW,
 )
-from duel.engine.moves import (
-    CHOOSE_PROGRESS_TOKEN,
-    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,
-    CHOOSE_STARTING_PLAYER,
-    CONSTRUCT_BUILDING,
-    CONSTRUCT_FROM_DISCARD,
-    CONSTRUCT_WONDER,
-    DESTROY_CARD,
-    DISCARD,
-    SELECT_WONDER,
-)
+from duel.engine.moves import MoveKind
 from duel.errors import InvalidMoveError
 from duel.prompts.reference import card_effect, wonder_effect
 from duel.words import TOKEN_TEXT
@@ -195,27 +185,27 @@ def move_text(t: GameState, move: Move, price: int) -> str:
     """`move` of the seat in `t` (its own view, the seat to move) in a line: "build
     LUMBER_YARD (slot 3) for 2 coins", "discard BATHS (slot 7) for 3 coins"."""
     kind = move.kind
-    if kind in (CONSTRUCT_BUILDING, DISCARD, CONSTRUCT_WONDER):
+    if kind in (MoveKind.CONSTRUCT_BUILDING, MoveKind.DISCARD, MoveKind.CONSTRUCT_WONDER):
         card = t.pyramid[move.card_index]
         name = CARDS[card].name
         slot = f"(slot {move.card_index})"
-        if kind == DISCARD:
+        if kind == MoveKind.DISCARD:
             return f"discard {name} {slot} for {coins(2 + t.players[ME].color_count[YELLOW])}"
-        if kind == CONSTRUCT_WONDER:
+        if kind == MoveKind.CONSTRUCT_WONDER:
             return f"build wonder {move.wonder} with {name} {slot} for {coins(price)}"
         chain = CHAIN_FROM[card]
         if chain >= 0 and t.players[ME].has_card(chain):
             return f"build {name} {slot} free through your {CARDS[chain].name}"
         return f"build {name} {slot} for {coins(price)}"
-    if kind == SELECT_WONDER:
+    if kind == MoveKind.SELECT_WONDER:
         return f"take wonder {move.wonder}"
-    if kind in (CHOOSE_PROGRESS_TOKEN, CHOOSE_PROGRESS_TOKEN_FROM_DISCARD):
+    if kind in (MoveKind.CHOOSE_PROGRESS_TOKEN, MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD):
         return f"take progress token {move.token}"
-    if kind == DESTROY_CARD:
+    if kind == MoveKind.DESTROY_CARD:
         return f"destroy your opponent's {move.card_name}"
-    if kind == CONSTRUCT_FROM_DISCARD:
+    if kind == MoveKind.CONSTRUCT_FROM_DISCARD:
         return f"build {move.card_name} from the discard pile for free"
-    if kind == CHOOSE_STARTING_PLAYER:
+    if kind == MoveKind.CHOOSE_STARTING_PLAYER:
         who = "you start" if move.player_number == YOU else "your opponent starts"
         return f"{who} Age {_AGES[t.age]}"
     return str(move)
