@@ -41,6 +41,7 @@ from duel.engine.data import (
 )
 from duel.engine.moves import MoveKind
 from duel.engine.steps import CHOOSE_START, LOOT2_P1, LOOT2_P2, LOOT5_P1, LOOT5_P2, PLAY_CARD
+from duel.errors import InvalidMoveError
 
 AGES = {1: "Age I", 2: "Age II", 3: "Age III"}
 
@@ -270,7 +271,7 @@ def move_text(before: GameState, move: Move, after: GameState | None = None) -> 
         text = (f"starts {age}" if move.player_number == seat + 1
                 else f"lets {{{move.player_number}}} start {age}")
     else:  # pragma: no cover - every kind is named above
-        raise ValueError(f"no words for a move of kind {kind}")
+        raise InvalidMoveError(f"no words for a move of kind {kind}")
     if after is not None:
         notes = move_notes(before, move, after)
         if notes:
