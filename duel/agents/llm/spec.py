@@ -1,12 +1,13 @@
 """Building an LLM agent from what follows ``llm:`` in its spec: ``openai:MODEL``,
 ``anthropic:MODEL``, ``openrouter:VENDOR/MODEL``, ``compat:MODEL@URL`` or ``local``, with options
 after a comma (``prompt=``, ``temperature=``, ``max_attempts=``, ``fallback=``, ``max_tokens=``,
-``reasoning_effort=``, ``thinking=``, ``provider=``, ``mode=``, ...). What is not set comes from
-the model table (models.py)."""
+``reasoning_effort=``, ``thinking=``, ``provider=``, ``mode=``, ``tools=``, ``tool_steps=``, ...).
+What is not set comes from the model table (models.py)."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any
 
 from duel.agents.builtin import LLM
@@ -28,6 +29,7 @@ from duel.agents.llm.providers import (
     OpenAIProvider,
     provider_defaults,
 )
+from duel.agents.llm.toolloop import DEFAULT_TOOL_STEPS, TOOL_SETTINGS, dialect
 from duel.errors import PromptError, SpecError
 from duel.prompts import get_variant
 
@@ -130,6 +132,33 @@ def _provider(name: str, target: str, mode: str, base_url: str | None, timeout: 
                           mode or "tool", timeout)
 
 
+def _tool_steps(provider: str, params: dict[str, Any], given: dict[str, Any]) -> int:
+    """The look-ups per turn with tools=on, 0 with tools off; SpecErrors naming the option.
+    With tools on, llm:local's constrained output is not its default (the tools are the
+    output), and an explicit `mode=` or `constrain=legal` is refused."""
+    tools = params["tools"]
+    if tools not in TOOL_SETTINGS:
+        raise SpecError(f"llm: tools must be one of {', '.join(TOOL_SETTINGS)}, got {tools!r}")
+    steps = params["tool_steps"]
+    if tools == "off":
+        if steps is not None:
+            raise SpecError("llm: tool_steps applies with tools=on")
+        return 0
+    dialect(provider)
+    if steps is None:
+        steps = DEFAULT_TOOL_STEPS
+    if steps < 1:
+        raise SpecError(f"llm: tool_steps must be at least 1, got {steps}")
+    if given.get("mode"):
+        raise SpecError("llm: mode= does not apply with tools=on (the model answers through "
+                        "the tools, or with the move JSON as text)")
+    if given.get("constrain") == "legal":
+        raise SpecError("llm: constrain=legal does not apply with tools=on (make_move takes "
+                        "any well-formed move and the engine judges it)")
+    params["constrain"] = "shape"
+    return int(steps)
+
+
 def parse_llm_spec(rest: str) -> LLMAgent:
     """Build an LLM agent from what follows `llm:` in a spec."""
     head, _, opts = rest.partition(",")
@@ -143,6 +172,7 @@ def parse_llm_spec(rest: str) -> LLMAgent:
     if provider_name == "local":
         params.update(LOCAL_DEFAULTS)  # the setting measured to play best per minute
     params.update(given)
+    tool_steps = _tool_steps(provider_name, params, given)
     try:
         variant = get_variant(params["prompt"])
     except PromptError as exc:
@@ -153,6 +183,10 @@ def parse_llm_spec(rest: str) -> LLMAgent:
         provider = _provider(provider_name, target, params["mode"], base_url, params["timeout"])
         fam = family(provider.model, provider_name)
         constrain = params["constrain"] or "shape"
+        settings = _settings(provider_defaults(provider), fam, params)
+        if tool_steps:
+            # the tools are the output: no structured output, and the model chooses its calls
+            settings = replace(settings, mode="tools", tool_choice="auto")
         if constrain == "legal" and (provider_name not in ("local", "compat")
                                      or provider.mode not in ("json_object", "tool")):
             # a grammar from the schema: OpenAI's strict mode and Anthropic's tools want an
@@ -164,8 +198,8 @@ def parse_llm_spec(rest: str) -> LLMAgent:
                          transport_retries=params["transport_retries"],
                          backoff=params["backoff"], concurrency=params["concurrency"],
                          endpoint=_endpoint(provider_name, target, base_url),
-                         settings=_settings(provider_defaults(provider), fam, params),
-                         model_reasons=fam is not None and fam.reasons, constrain=constrain)
+                         settings=settings, model_reasons=fam is not None and fam.reasons,
+                         constrain=constrain, tool_steps=tool_steps)
     except ValueError as exc:
         if isinstance(exc, SpecError):
             raise

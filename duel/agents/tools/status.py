@@ -19,12 +19,13 @@ OPPONENT = 1
 @dataclass(frozen=True)
 class SeatStatus:
     """One seat's knowledge of its game. `seat` is its true seat (player 1 drafts first);
-    `view` the prompt's JSON state as the seat sees it; `ply` the moves played; `result` the
-    end of a game that is over (true labels)."""
+    `view` the prompt's JSON state as the seat sees it; `ply` the moves played (None where the
+    host does not say: an agent is handed the view alone); `result` the end of a game that is
+    over (true labels)."""
 
     seat: Seat
     view: dict[str, Any]
-    ply: int
+    ply: int | None
     over: bool
     result: Result | None = None
 

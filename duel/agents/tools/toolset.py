@@ -30,6 +30,7 @@ from duel.engine.layout import COVERED_BY
 from duel.engine.moves import MoveKind
 from duel.errors import ConflictError, TooLargeError, UsageError
 
+from .record import ToolCall
 from .simulate import simulate
 from .status import OPPONENT, SeatStatus
 from .words import explain, move_text
@@ -161,7 +162,9 @@ class Table(Protocol):
 def state_answer(status: SeatStatus) -> dict[str, Any]:
     """get_state's answer (and the start of make_move's)."""
     out: dict[str, Any] = {"state": status.view, "your_turn": status.your_turn,
-                           "over": status.over, "seat": status.seat.player, "ply": status.ply}
+                           "over": status.over, "seat": status.seat.player}
+    if status.ply is not None:
+        out["ply"] = status.ply
     if status.over:
         out["result"] = status.result_json()
     elif not status.your_turn:
@@ -251,32 +254,32 @@ def why_illegal(status: SeatStatus, move: Move) -> str:
 class SeatTools:
     """The tool set bound to one seat's game (`table`). `call` answers a tool call by name with
     a JSON-able dict, or raises a DuelError naming what was wrong; `calls` records each call
-    since the seat's last move (tool, arguments, answer size, seconds), handed to the move's
-    details when make_move commits."""
+    since the seat's last move (`ToolCall`: tool, arguments, answer size, seconds), handed to
+    the move's details when make_move commits."""
 
     def __init__(self, table: Table) -> None:
         self.table = table
-        self.calls: list[dict[str, Any]] = []
+        self.calls: list[ToolCall] = []
 
     def call(self, name: str, arguments: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
         start = time.perf_counter()
         tool = TOOLS_BY_NAME.get(name)
-        if tool is None:
-            raise UsageError(f"no tool is named {str(name)[:60]!r}; tools: "
-                             f"{', '.join(TOOLS_BY_NAME)}")
-        record: dict[str, Any] = {"tool": name}
+        record = ToolCall(str(name)[:100])
         try:
+            if tool is None:
+                raise UsageError(f"no tool is named {str(name)[:60]!r}; tools: "
+                                 f"{', '.join(TOOLS_BY_NAME)}")
             args = check_arguments(tool, arguments, skip)
-            record["arguments"] = args
+            record.arguments = args
             answer = self._answer(tool, args)
-            record["chars"] = len(json.dumps(answer))
+            record.chars = len(json.dumps(answer))
             return answer
         except Exception as exc:
-            record["error"] = str(exc)[:300]
+            record.error = str(exc)[:300]
             raise
         finally:
-            record["seconds"] = round(time.perf_counter() - start, 4)
-            if tool.commits and "error" not in record:
+            record.seconds = round(time.perf_counter() - start, 4)
+            if tool is not None and tool.commits and record.error is None:
                 self.calls = []
             else:
                 self.calls.append(record)
@@ -292,6 +295,6 @@ class SeatTools:
         move = checked_move(status, tool.name, {k: args[k] for k in MOVE_ARGS})
         if tool.name == "simulate":
             return simulate(status.info, move)
-        details = {"tool_calls": list(self.calls)} if self.calls else {}
+        details = {"tool_calls": [c.to_json() for c in self.calls]} if self.calls else {}
         after, played = self.table.play(move, details)
         return {**state_answer(after), "played": played}
