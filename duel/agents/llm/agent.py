@@ -150,14 +150,14 @@ class LLMAgent(AskingSeat):
     set, is called on the LLM loop as each call starts and ends."""
 
     on_status: Callable[[dict[str, Any]], None] | None = None
+    tool_steps = 0  # look-ups per turn with tools=on (toolloop.ToolAgent); 0: tools off
 
     def __init__(self, provider: Provider, variant: Variant, spec: str,
                  temperature: float | None = None, max_attempts: int = 3,
                  fallback: str = "random", max_tokens: int = ANSWER_TOKENS,
                  transport_retries: int = 6, backoff: float = 1.0, concurrency: int = 8,
                  endpoint: str = "", *, settings: Settings | None = None,
-                 model_reasons: bool = False, constrain: str = "shape",
-                 tool_steps: int = 0) -> None:
+                 model_reasons: bool = False, constrain: str = "shape") -> None:
         self.policy = AttemptPolicy(max_attempts, fallback, "llm")
         if settings is None:
             settings = replace(provider_defaults(provider), temperature=temperature,
@@ -181,7 +181,6 @@ class LLMAgent(AskingSeat):
         self.concurrency = concurrency
         self.endpoint = endpoint or f"{provider.name}:{provider.model}"
         self.constrain = constrain
-        self.tool_steps = tool_steps  # tools=on: look-ups per turn (toolloop.py); 0: off
 
     # ------------------------------------------------------------------ settings
     def effective_settings(self) -> Settings:
@@ -206,10 +205,6 @@ class LLMAgent(AskingSeat):
 
     # ------------------------------------------------------------------ a move
     def conversation(self, view: dict[str, Any], legal: list[Move]) -> _Conversation:
-        if self.tool_steps:
-            from duel.agents.llm.toolloop import ToolConversation
-
-            return ToolConversation(self, view, legal)
         return _Conversation(self, view, legal)
 
     def _regrow(self, reply: Reply, conv: _Conversation) -> bool:

@@ -7,7 +7,6 @@ What is not set comes from the model table (models.py)."""
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from typing import Any
 
 from duel.agents.builtin import LLM
@@ -29,7 +28,7 @@ from duel.agents.llm.providers import (
     OpenAIProvider,
     provider_defaults,
 )
-from duel.agents.llm.toolloop import DEFAULT_TOOL_STEPS, TOOL_SETTINGS, dialect
+from duel.agents.llm.toolloop import DEFAULT_TOOL_STEPS, TOOL_SETTINGS, ToolAgent, dialect
 from duel.errors import PromptError, SpecError
 from duel.prompts import get_variant
 
@@ -184,22 +183,20 @@ def parse_llm_spec(rest: str) -> LLMAgent:
         fam = family(provider.model, provider_name)
         constrain = params["constrain"] or "shape"
         settings = _settings(provider_defaults(provider), fam, params)
-        if tool_steps:
-            # the tools are the output: no structured output, and the model chooses its calls
-            settings = replace(settings, mode="tools", tool_choice="auto")
         if constrain == "legal" and (provider_name not in ("local", "compat")
                                      or provider.mode not in ("json_object", "tool")):
             # a grammar from the schema: OpenAI's strict mode and Anthropic's tools want an
             # object at the root, not the anyOf of the legal moves
             raise SpecError("llm: constrain=legal needs llm:local or llm:compat with mode "
                             "json_object or tool")
-        agent = LLMAgent(provider, variant, "llm:" + rest,
+        extra: dict[str, Any] = {"tool_steps": tool_steps} if tool_steps else {}
+        agent = (ToolAgent if tool_steps else LLMAgent)(provider, variant, "llm:" + rest,
                          max_attempts=params["max_attempts"], fallback=params["fallback"],
                          transport_retries=params["transport_retries"],
                          backoff=params["backoff"], concurrency=params["concurrency"],
                          endpoint=_endpoint(provider_name, target, base_url),
                          settings=settings, model_reasons=fam is not None and fam.reasons,
-                         constrain=constrain, tool_steps=tool_steps)
+                         constrain=constrain, **extra)
     except ValueError as exc:
         if isinstance(exc, SpecError):
             raise

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -131,6 +132,25 @@ def _arguments(text: str) -> tuple[dict[str, Any] | None, str]:
     if not isinstance(obj, dict):
         return None, f"its arguments must be a JSON object, got {type(obj).__name__}"
     return obj, ""
+
+
+class ToolAgent(LLMAgent):
+    """The LLM seat with tools=on: `tool_steps` look-ups per turn, each turn a
+    `ToolConversation`."""
+
+    def __init__(self, *args: Any, tool_steps: int = DEFAULT_TOOL_STEPS, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if tool_steps < 1:
+            raise SpecError(f"llm: tool_steps must be at least 1, got {tool_steps}")
+        dialect(self.provider.name)
+        self.tool_steps = tool_steps
+        # The tools are the output: no structured output, and the model chooses its calls. A
+        # server that refuses tools is not adapted to play without them (adapt.py knows no
+        # change for mode "tools"): the run stops at the first call, saying so.
+        self.base_settings = replace(self.base_settings, mode="tools", tool_choice="auto")
+
+    def conversation(self, view: dict[str, Any], legal: list[Move]) -> ToolConversation:
+        return ToolConversation(self, view, legal)
 
 
 class ToolConversation(_Conversation):
