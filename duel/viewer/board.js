@@ -515,7 +515,7 @@ const Board = (() => {
   function toolCalls(calls) {
     const list = el("ul", "tool-calls");
     for (const t of calls) {
-      const args = t.arguments ? JSON.stringify(t.arguments) : (t.raw || "");
+      const args = t.arguments && Object.keys(t.arguments).length ? JSON.stringify(t.arguments) : (t.raw || "");
       const li = el("li", t.error ? "cat-bad" : "", `${t.tool}(${args})` +
         (t.error ? ` — refused: ${t.error}` : (t.chars != null ? ` → ${t.chars} characters` : "")) +
         (t.seconds != null ? ` · ${t.seconds} s` : ""));

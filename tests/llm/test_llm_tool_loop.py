@@ -24,6 +24,7 @@ from duel.agents.llm.toolloop import DEFAULT_TOOL_STEPS, tools_hash
 from duel.agents.llm.totals import LLMTotals
 from duel.agents.tools import TOOLS
 from duel.agents.tools.record import ToolCall
+from duel.cli import main
 from duel.engine import Seat, new_game
 from duel.errors import InvalidStateError, LLMConfigError, SpecError
 from duel.match import agent_rng, play_match
@@ -312,3 +313,27 @@ def test_twin_games_give_the_model_byte_identical_tool_results(provider: str) ->
         same += len(a["messages"]) > 2  # a request carrying tool results
     assert same >= 20
     assert any(turn(a) != turn(b) for a, b in zip(first, second, strict=False))
+
+
+@pytest.mark.parametrize("provider", list(MODELS))
+def test_llm_check_reports_the_tool_calls(provider: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    model = MODELS[provider]("careful")
+    with FakeLLMServer(model) as srv:
+        base = f"{srv.url}/v1" if provider == "openai" else srv.url
+        name = "gpt-4o-mini" if provider == "openai" else "claude-sonnet-4-6"
+        assert main(["llm", "check", f"llm:{provider}:{name},base_url={base},tools=on"]) == 0
+    out = capsys.readouterr().out
+    assert "  tools:       get_state, legal_moves -> simulate, explain -> make_move " \
+           "(4 look-ups)" in out
+    assert "mode tools" in out and "(3 calls)" in out
+
+
+def test_llm_check_of_a_server_without_tools_is_one_line(
+        server: FakeLLMServer, capsys: pytest.CaptureFixture[str]) -> None:
+    server.enqueue(Scripted({"error": {"message": "tools is not supported by this server",
+                                       "type": "invalid_request_error", "param": None,
+                                       "code": None}}, 400))
+    assert main(["llm", "check", f"llm:compat:fake@{server.url}/v1,tools=on"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "refused tools and duel cannot change it" in err
