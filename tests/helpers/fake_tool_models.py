@@ -184,6 +184,9 @@ class AnthropicToolModel:
             stop = "end_turn"
         else:
             content = [{"type": "text", "text": "Let me look."}]
+            if (body.get("thinking") or {}).get("type") in ("enabled", "adaptive"):
+                content.insert(0, {"type": "thinking", "thinking": "Which card?",
+                                   "signature": f"sig{self.calls}"})
             for i, (name, args) in enumerate(action):
                 # Anthropic's input is always an object: arguments that are not JSON cannot be
                 # sent, so a clumsy model sends them as a string field
@@ -207,6 +210,7 @@ class AnthropicToolModel:
                                                                  "none"):
             return "tool_choice: invalid"
         messages = body["messages"]
+        thinking = (body.get("thinking") or {}).get("type") in ("enabled", "adaptive")
         for i, m in enumerate(messages):
             content = m["content"]
             if m["role"] != "assistant" or isinstance(content, str):
@@ -214,6 +218,11 @@ class AnthropicToolModel:
             ids = [b["id"] for b in content if b["type"] == "tool_use"]
             if not ids:
                 continue
+            if thinking and (content[0]["type"] != "thinking" or not content[0].get("signature")):
+                return (f"messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`"
+                        f", but found `{content[0]['type']}`. When `thinking` is enabled, a final "
+                        "`assistant` message must start with a thinking block (preceeding the "
+                        "lastmost set of `tool_use` and `tool_result` blocks).")
             after = messages[i + 1]["content"] if i + 1 < len(messages) else []
             blocks = after if isinstance(after, list) else []
             answered = [b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"]

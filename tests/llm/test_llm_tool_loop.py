@@ -337,3 +337,13 @@ def test_llm_check_of_a_server_without_tools_is_one_line(
     assert main(["llm", "check", f"llm:compat:fake@{server.url}/v1,tools=on"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "refused tools and duel cannot change it" in err
+
+
+def test_anthropic_thinking_blocks_go_back_with_their_signature() -> None:
+    d, llm, model = decide("anthropic", "careful", ",thinking=2048")
+    assert llm["legal_at_attempt"] == 1
+    assert model.bodies[0]["tool_choice"] == {"type": "auto"}
+    assert "temperature" not in model.bodies[0]
+    echoed = model.bodies[1]["messages"][1]["content"]
+    assert echoed[0] == {"type": "thinking", "thinking": "Which card?", "signature": "sig1"}
+    assert llm["calls"][0]["thinking"] == "Which card?"
