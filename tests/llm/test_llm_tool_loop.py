@@ -347,3 +347,14 @@ def test_anthropic_thinking_blocks_go_back_with_their_signature() -> None:
     echoed = model.bodies[1]["messages"][1]["content"]
     assert echoed[0] == {"type": "thinking", "thinking": "Which card?", "signature": "sig1"}
     assert llm["calls"][0]["thinking"] == "Which card?"
+
+
+def test_duel_match_verbose_prints_the_tool_calls(capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path) -> None:
+    with FakeLLMServer(OpenAIToolModel("careful")) as srv:
+        spec = f"llm:openai:gpt-4o-mini,base_url={srv.url}/v1,tools=on"
+        assert main(["match", "--p1", spec, "--p2", "random", "--seed", "2", "-v",
+                     "-q", "--transcript", str(tmp_path / "game.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "tool get_state() -> " in out and "tool make_move({" in out
+    assert "tools: 4 of 8 look-ups used" in out
