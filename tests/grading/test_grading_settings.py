@@ -39,6 +39,12 @@ def test_a_setting_is_graded_against_the_baseline_on_the_same_deals(tmp_path: Pa
     rows = {r["variant"]: r for r in csv.DictReader((out / "report.csv").open())}
     assert set(rows) == {"baseline", "null", "tools=on"}
     assert int(rows["tools=on"]["paired_deals"]) == 1 and int(rows["tools=on"]["games"]) == 2
+    # the careful model: get_state, legal_moves, simulate, explain, then make_move
+    assert float(rows["tools=on"]["tool_calls_per_move"]) == 5.0
+    assert float(rows["baseline"]["tool_calls_per_move"]) == 0.0
+    tools = rows["tools=on"]
+    assert int(tools["llm_moves"]) > 0 and float(tools["seconds_per_move"]) > 0
+    assert "tool calls/move" in (out / "report.md").read_text()
     for path in (out / "games" / "tools=on").glob("*.jsonl"):
         t = read(path)
         seat = path.stem.split("seat")[1]
