@@ -18,6 +18,7 @@ from helpers.llm_seat import play_card_position
 from helpers.seat_tables import twin_deal
 
 from duel.agents import make_agent
+from duel.agents.llm.adapt import learn
 from duel.agents.llm.agent import LLMAgent
 from duel.agents.llm.calls import LLMCall
 from duel.agents.llm.toolloop import DEFAULT_TOOL_STEPS, tools_hash
@@ -358,3 +359,14 @@ def test_duel_match_verbose_prints_the_tool_calls(capsys: pytest.CaptureFixture[
     out = capsys.readouterr().out
     assert "tool get_state() -> " in out and "tool make_move({" in out
     assert "tools: 4 of 8 look-ups used" in out
+
+
+def test_what_another_seat_of_the_model_learned_about_structured_output_does_not_apply(
+        ) -> None:
+    with FakeLLMServer(OpenAIToolModel("careful")) as srv:
+        agent = tool_agent("openai", srv)
+        # a tools-off seat of the same model had its json_schema refused: it plays a tool call
+        learn(agent.endpoint, agent.provider.model, {"mode": "tool", "tool_choice": "forced"})
+        assert agent.settings()["mode"] == "tools" and agent.settings()["tool_choice"] == "auto"
+        view, legal = play_card_position()
+        assert agent.choose(view, legal, random.Random(0)).details["llm"]["legal_at_attempt"] == 1

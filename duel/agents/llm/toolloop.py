@@ -30,6 +30,7 @@ from functools import cache
 from typing import Any
 
 from duel.agents.attempts import Category, Verdict
+from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent, _Conversation, valid_moves
 from duel.agents.llm.providers import Reply, ToolUse
 from duel.agents.tools import TOOLS, TOOLS_BY_NAME, SeatStatus, SeatTools, check_arguments
@@ -144,10 +145,13 @@ class ToolAgent(LLMAgent):
             raise SpecError(f"llm: tool_steps must be at least 1, got {tool_steps}")
         dialect(self.provider.name)
         self.tool_steps = tool_steps
-        # The tools are the output: no structured output, and the model chooses its calls. A
-        # server that refuses tools is not adapted to play without them (adapt.py knows no
-        # change for mode "tools"): the run stops at the first call, saying so.
-        self.base_settings = replace(self.base_settings, mode="tools", tool_choice="auto")
+
+    def effective_settings(self) -> Settings:
+        """The tools are the output: no structured output, and the model chooses its calls,
+        whatever another agent of the same model has learned about structured output. A
+        server that refuses tools is not adapted to play without them (adapt.py knows no
+        change for mode "tools"): the run stops at the first call, saying so."""
+        return replace(super().effective_settings(), mode="tools", tool_choice="auto")
 
     def conversation(self, view: dict[str, Any], legal: list[Move]) -> ToolConversation:
         return ToolConversation(self, view, legal)
