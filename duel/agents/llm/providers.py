@@ -245,8 +245,10 @@ class OpenAIProvider:
         function = getattr(calls[0], "function", None) if calls else None
         uses: list[ToolUse] = []
         if mode == "tools":
-            uses = [ToolUse(c.id or "", c.function.name or "", c.function.arguments or "")
-                    for c in calls if getattr(c, "function", None) is not None]
+            # some compatible servers send no id: one is made up, for the results to name
+            uses = [ToolUse(c.id or f"call_{i}", c.function.name or "",
+                            c.function.arguments or "")
+                    for i, c in enumerate(calls) if getattr(c, "function", None) is not None]
         elif mode == "tool" and function is not None:
             text = function.arguments or ""
             structured = _loads(text)
