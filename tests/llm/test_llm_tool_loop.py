@@ -370,3 +370,20 @@ def test_what_another_seat_of_the_model_learned_about_structured_output_does_not
         assert agent.settings()["mode"] == "tools" and agent.settings()["tool_choice"] == "auto"
         view, legal = play_card_position()
         assert agent.choose(view, legal, random.Random(0)).details["llm"]["legal_at_attempt"] == 1
+
+
+def test_tool_calls_without_ids_are_answered_by_made_up_ones(server: FakeLLMServer) -> None:
+    """Some compatible servers send tool calls without an id."""
+    model = OpenAIToolModel("careful")
+
+    def no_ids(body: dict[str, Any]) -> Scripted:
+        reply = model(body)
+        for call in reply.body["choices"][0]["message"].get("tool_calls") or []:
+            del call["id"]
+        return reply
+
+    server.responder = no_ids
+    view, legal = play_card_position()
+    d = tool_agent("openai", server).choose(view, legal, random.Random(0))
+    assert d.details["llm"]["legal_at_attempt"] == 1
+    assert [m["tool_call_id"] for m in model.bodies[1]["messages"][3:]] == ["call_0", "call_1"]

@@ -246,7 +246,7 @@ class OpenAIProvider:
         uses: list[ToolUse] = []
         if mode == "tools":
             # some compatible servers send no id: one is made up, for the results to name
-            uses = [ToolUse(c.id or f"call_{i}", c.function.name or "",
+            uses = [ToolUse(getattr(c, "id", None) or f"call_{i}", c.function.name or "",
                             c.function.arguments or "")
                     for i, c in enumerate(calls) if getattr(c, "function", None) is not None]
         elif mode == "tool" and function is not None:
