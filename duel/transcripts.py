@@ -45,16 +45,22 @@ __all__ = ["FORMAT_VERSION", "MoveRecord", "ReplayStep", "Transcript", "Transcri
            "read", "render_line", "replay", "replay_moves", "result_line", "seal", "view_hash"]
 
 
-def prompt_of(agent: Any) -> dict[str, str] | None:
-    """The prompt variant an agent plays with (LLM agents), as the header records it."""
+def prompt_of(agent: Any) -> dict[str, Any] | None:
+    """The prompt variant an agent plays with (LLM agents), as the header records it; with
+    `tools=on`, the tools it is offered too (their steps per turn and hash)."""
     variant = getattr(agent, "variant", None)
     if variant is None:
         return None
-    return {"name": variant.name, "hash": variant.hash}
+    out: dict[str, Any] = {"name": variant.name, "hash": variant.hash}
+    if getattr(agent, "tool_steps", 0):
+        from duel.agents.llm.toolloop import tools_record
+
+        out["tools"] = tools_record(agent)
+    return out
 
 
 def header_line(seed: int | None, deal: Deal, code: str, open_box: bool,
-                players: Sequence[tuple[str, dict[str, str] | None]], started_at: float
+                players: Sequence[tuple[str, dict[str, Any] | None]], started_at: float
                 ) -> dict[str, Any]:
     """Line 1: versions, the deal, options, each seat's agent spec and prompt variant."""
     return {

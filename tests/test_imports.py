@@ -182,7 +182,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("duel.records", "duel.match", "duel.transcripts"),
     ("duel.analysis", "duel.runs", "duel.rl", "duel.viewer"),
     ("duel.grading", "duel.leaderboard", "server"),
-    ("duel.bench",),
+    ("duel.bench", "duel.mcp"),
     ("duel.cli", "duel.api"),
 )
 

@@ -46,6 +46,8 @@ class Category(StrEnum):
     UNPARSABLE = "UNPARSABLE"  # no JSON object
     SCHEMA = "SCHEMA"  # not a well-formed move
     ILLEGAL = "ILLEGAL"  # not a legal move now
+    TOOLS = "TOOLS"  # the reply called look-up tools; the turn goes on (LLM, tools=on)
+    TOOL_STEPS = "TOOL_STEPS"  # the turn's tool steps used up without a move (LLM, tools=on)
 
 
 @dataclass(frozen=True)

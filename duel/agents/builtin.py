@@ -43,6 +43,9 @@ LLM_PARAMS = {
     "timeout": Param(float, 600.0, "seconds per call"),
     "constrain": Param(str, "", "structured output admits shape (any well-formed move) or legal "
                                 "(only the turn's legal moves; llm:local's default, compat)"),
+    "tools": Param(str, "off", "on: the model plays through the tool set (get_state, "
+                               "legal_moves, explain, simulate, make_move) as function tools"),
+    "tool_steps": Param(int, None, "tools=on: look-up calls per turn (default 8)"),
 }
 
 RANDOM = AgentKind("random", "uniform over the legal moves",

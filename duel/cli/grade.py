@@ -17,7 +17,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p = sub.add_parser("grade", help="grade prompt variants on the same deals, or on the "
                        "positions of a suite (resumable)")
     p.add_argument("--variants", default="baseline,errata,legal-moves",
-                   help="comma-separated prompt variants (baseline and null are always added)")
+                   help="comma-separated variants: a prompt variant, LLM spec options as a "
+                   "setting (tools=on; several joined by +), or both (local+tools=on); "
+                   "baseline and null are always added")
     p.add_argument("--model", required=True, help="an llm: spec without prompt=")
     p.add_argument("--positions", default=None, metavar="SUITE",
                    help="ask the variants the positions of this suite (duel positions extract) "

@@ -83,6 +83,9 @@ def check(spec: str, seed: int = 0) -> dict[str, Any]:
                              "error": c.get("error", "")}
                             for c in calls if c.get("category") != "OK"],
         "latency_s": round(wall, 3), "calls": len(calls),
+        # tools=on: each call's tool calls, by name (None: tools off)
+        "tool_calls": [[t.get("tool") for t in c["tool_calls"]] for c in calls]
+        if any("tool_calls" in c for c in calls) else None,
         "input_tokens": _sum(calls, "input_tokens"), "cached_tokens": _sum(calls, "cached_tokens"),
         "output_tokens": _sum(calls, "output_tokens"),
         "reasoning_tokens": _sum(calls, "reasoning_tokens"),
@@ -173,6 +176,7 @@ def report_text(r: dict[str, Any]) -> str:
         "  adaptations: " + ("; ".join(adaptations) if adaptations else "none"),
         f"  move:        {r['move_text']}: {legality}",
         f"  latency:     {r['latency_s']:.1f} s ({r['calls']} call{'s' * (r['calls'] != 1)})",
+        *([f"  tools:       {_tools_text(r['tool_calls'])}"] if r.get("tool_calls") else []),
         f"  tokens:      {tokens}",
         f"  cost:        {cost}",
         f"  whole game:  {projected} projected: this move's cost x {n}, one seat's typical "
@@ -180,6 +184,13 @@ def report_text(r: dict[str, Any]) -> str:
         f"OK: {r['spec']} answered with a legal move",
     ]
     return "\n".join(lines)
+
+
+def _tools_text(per_call: list[list[str]]) -> str:
+    """E.g. 'get_state, legal_moves -> simulate -> make_move (3 look-ups)'."""
+    names = [", ".join(call) or "(answered as text)" for call in per_call]
+    looked = sum(1 for call in per_call for name in call if name != "make_move")
+    return f"{' -> '.join(names)} ({looked} look-up{'s' * (looked != 1)})"
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

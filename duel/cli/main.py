@@ -11,7 +11,7 @@ from duel.errors import DuelError
 
 # The command groups, in the order `duel --help` lists them.
 GROUPS = ("game", "records", "llm", "analyse", "runs", "grade", "positions", "leaderboard",
-          "serve", "play", "train", "bench")
+          "serve", "play", "mcp", "train", "bench")
 
 
 def _version() -> str:

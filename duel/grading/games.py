@@ -20,7 +20,7 @@ from duel.grading.plots import Bars, Chart, Paired, draw
 from duel.grading.quality import SeatLosses, quality_row, seat_losses
 from duel.grading.sequential import DIFFERENT, LOOK_EVERY, Design, Verdict, decide
 from duel.match import play_match
-from duel.prompts import get_variant
+from duel.prompts import Variant, get_variant
 from duel.runs.budget import Budget, GameCost
 from duel.runs.campaign import Campaign
 from duel.runs.campaign import run as campaign_run
@@ -35,13 +35,36 @@ BASELINE = "baseline"
 DESIGN_FILE = "sequential.json"  # the --until-decided design of a grading folder
 
 
+def variant_parts(variant: str) -> tuple[str, list[str]]:
+    """A grading variant: a prompt variant's name, the LLM spec's options as a setting
+    (``tools=on``; several joined by ``+``: ``tools=on+tool_steps=4``), or both
+    (``local+tools=on``). The prompt and the options; the prompt is the baseline's when none
+    is named."""
+    parts = [p.strip() for p in variant.split("+")]
+    options = [p for p in parts if "=" in p]
+    names = [p for p in parts if "=" not in p]
+    if len(names) > 1 or (names and parts[0] != names[0]) or not all(parts):
+        raise SpecError(f"grading variant {variant!r}: expected a prompt variant, options "
+                        "such as tools=on, or PROMPT+OPTION (+ between them)")
+    if any(o.split("=", 1)[0].strip() == "prompt" for o in options):
+        raise SpecError(f"grading variant {variant!r}: name the prompt variant itself, not "
+                        "prompt=")
+    return (names[0] if names else BASELINE), options
+
+
+def variant_prompt(variant: str) -> Variant:
+    """The prompt variant a grading variant plays with."""
+    return get_variant(variant_parts(variant)[0])
+
+
 def variant_spec(model: str, variant: str) -> str:
-    """The model's agent spec with the prompt variant set."""
+    """The model's agent spec with the grading variant's prompt and options set."""
     if not model.startswith("llm:"):
         raise SpecError(f"--model must be an llm: spec, got {model!r}")
     if "prompt=" in model:
         raise SpecError("--model must not set prompt=; --variants chooses it")
-    return f"{model},prompt={variant}"
+    prompt, options = variant_parts(variant)
+    return ",".join([model, f"prompt={prompt}", *options])
 
 
 def game_path(out: Path, variant: str, seed: int, seat: int) -> Path:
@@ -73,7 +96,7 @@ def _kept(path: Path, model: str, variant: str, opponent: str, seat: int) -> Tra
         raise SpecError(f"{path} is a game of {found[0]} (player 1) against {found[1]}, not of "
                         f"{expected[0]} against {expected[1]}: grade into another --out")
     prompt = players.get(str(seat), {}).get("prompt") or {}
-    now = get_variant(variant).hash
+    now = variant_prompt(variant).hash
     if prompt.get("hash") != now:
         raise SpecError(f"{path} was played with prompt variant {variant} of hash "
                         f"{prompt.get('hash')}, which is now {now}: grade into another --out")
@@ -159,7 +182,7 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
     names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
     agents = []
     for name in names:
-        get_variant(name)
+        variant_prompt(name)
         agents.append(make_agent(variant_spec(model, name)))
     agents.append(make_agent(opponent))
     folder = Path(out)
@@ -281,6 +304,9 @@ class GameOutcome:
     totals: dict[str, Any] | None
     prompt_hash: str | None = None  # the variant's hash when the game was played
     losses: SeatLosses | None = None  # the LLM seat's analysed decisions (duel.grading.quality)
+    moves: int = 0  # the LLM seat's decisions
+    tool_calls: int = 0  # its tool calls (tools=on), make_move included
+    seconds: float = 0.0  # its decisions' time
 
 
 def outcomes(out: str) -> list[GameOutcome]:
@@ -308,9 +334,14 @@ def _outcome(path: Path, t: Transcript) -> GameOutcome:
         raise TranscriptError(f"{path}: {exc}") from None
     assert t.footer is not None
     prompt = t.header["players"][str(seat.player)].get("prompt") or {}
+    mine = [m for m in t.moves if m.get("player") == seat.player]
+    tool_calls = sum(len(c.get("tool_calls") or []) for m in mine
+                     for c in ((m.get("details") or {}).get("llm") or {}).get("calls") or [])
     return GameOutcome(variant, int(t.header["seed"]), seat.player, result.points(seat),
                        result.total(seat) - result.total(seat.other),
-                       t.footer["totals"].get(str(seat.player)), prompt.get("hash"))
+                       t.footer["totals"].get(str(seat.player)), prompt.get("hash"),
+                       moves=len(mine), tool_calls=tool_calls,
+                       seconds=sum(float(m.get("seconds") or 0.0) for m in mine))
 
 
 def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[str, Any]]:
@@ -336,6 +367,10 @@ def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[st
                                  "reasoning_tokens", "cost_usd")},
             "latency_per_call_s": t["latency_s"] / t["calls"] if t["calls"] else 0.0,
         }
+        moves = sum(g.moves for g in games)
+        row["llm_moves"] = moves
+        row["tool_calls_per_move"] = sum(g.tool_calls for g in games) / moves if moves else 0.0
+        row["seconds_per_move"] = sum(g.seconds for g in games) / moves if moves else 0.0
         mine = _per_deal(games)
         shared = sorted(set(mine) & set(base_by_deal))
         diffs = [mine[d] - base_by_deal[d] for d in shared]
@@ -366,7 +401,8 @@ def _per_deal(games: list[GameOutcome]) -> dict[int, float]:
 COLUMNS = ["variant", "hash", "reasoning", "games", "win_rate", "win_ci_low", "win_ci_high",
            "mean_margin", "first_try_legal", "legal_after_retries", "mean_attempts", "fallbacks",
            "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_per_call_s",
-           "paired_deals", "diff_vs_baseline", "diff_ci_low", "diff_ci_high", "p_value"]
+           "llm_moves", "tool_calls_per_move", "seconds_per_move", "paired_deals",
+           "diff_vs_baseline", "diff_ci_low", "diff_ci_high", "p_value"]
 
 
 def markdown(table: list[dict[str, Any]]) -> str:
@@ -385,13 +421,17 @@ def markdown(table: list[dict[str, Any]]) -> str:
             "reasoning (tokens)": f"{r['reasoning']} ({r['reasoning_tokens']})",
             "cost": "unknown" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}",
             "s/call": f"{r['latency_per_call_s']:.2f}",
+            "tool calls/move": f"{r['tool_calls_per_move']:.2f}",
+            "s/move (moves)": f"{r['seconds_per_move']:.2f} ({r['llm_moves']})",
             "vs baseline (95% CI)": f"{r['diff_vs_baseline']:+.3f} ({r['diff_ci_low']:+.3f} to "
                                     f"{r['diff_ci_high']:+.3f})" if paired else "—",
             "p": f"{r['p_value']:.3f}" if paired else "—"})
     lines = [tables.markdown(rows)]
     lines += ["", "Win rate: points per game for the LLM (a shared victory counts half), "
               "Wilson 95% CI. Legality and attempts are per LLM move; s/call is the mean "
-              "latency of a call. Reasoning: the setting the games were played with "
+              "latency of a call; tool calls/move counts the tool calls of tools=on (make_move "
+              "included) per LLM move, s/move the decision's time, over the LLM moves shown. "
+              "Reasoning: the setting the games were played with "
               "(reasoning_effort, thinking, or the provider's default) and the reasoning tokens "
               "spent, which are part of the output tokens. vs baseline: the mean difference in "
               "points per deal (both seats averaged) over the deals both played, with a paired "

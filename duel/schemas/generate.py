@@ -143,12 +143,27 @@ def transcript_schema() -> dict[str, Any]:
     """One line of a transcript file (JSON lines): a header, a move record or the result."""
     breakdown = {"type": "object", "required": list(SCORE_KEYS),
                  "properties": {k: {"type": "integer"} for k in SCORE_KEYS}}
+    count = {"type": "integer", "minimum": 0}
     player = {"type": "object", "required": ["spec", "prompt"], "properties": {
         "spec": {"type": "string"},
         "prompt": {"oneOf": [{"type": "null"}, {
             "type": "object", "required": ["name", "hash"],
-            "properties": {"name": {"type": "string"}, "hash": {"type": "string"}}}]}}}
-    count = {"type": "integer", "minimum": 0}
+            "properties": {"name": {"type": "string"}, "hash": {"type": "string"},
+                           "tools": {"type": "object", "required": ["steps", "hash"],
+                                     "description": "tools=on: the look-ups per turn and the "
+                                                    "hash of the tools' definitions",
+                                     "properties": {"steps": count,
+                                                    "hash": {"type": "string"}}}}}]}}}
+    tool_call = {  # one call of a tool (duel.agents.tools.record.ToolCall)
+        "type": "object", "required": ["tool"], "additionalProperties": False,
+        "properties": {
+            "tool": {"type": "string"},
+            "arguments": {"type": "object"},
+            "raw": {"type": "string", "description": "arguments that were not a JSON object, "
+                                                     "as sent"},
+            "chars": {**count, "description": "characters of JSON in the answer"},
+            "error": {"type": "string", "description": "why the call was refused"},
+            "seconds": {"type": "number", "minimum": 0}}}
     cost = {"type": ["number", "null"], "minimum": 0}
     llm_call = {  # one attempt: its category, raw reply, tokens, cost and latency
         "type": "object",
@@ -159,7 +174,7 @@ def transcript_schema() -> dict[str, Any]:
             "variant": {"type": "string"}, "variant_hash": {"type": "string"},
             "attempt": {"type": "integer", "minimum": 1},
             "category": {"enum": ["OK", "ILLEGAL", "SCHEMA", "UNPARSABLE", "EMPTY",
-                                  "TRUNCATED", "TRANSPORT"]},
+                                  "TRUNCATED", "TRANSPORT", "TOOLS", "TOOL_STEPS"]},
             "raw": {"type": "string"}, "finish_reason": {"type": "string"},
             "input_tokens": count, "output_tokens": count, "cached_tokens": count,
             "cache_write_tokens": count,
@@ -169,7 +184,9 @@ def transcript_schema() -> dict[str, Any]:
                          "description": "the thinking text or reasoning summary returned"},
             "max_tokens": {**count, "description": "the output limit sent on this call"},
             "cost_usd": cost, "latency_s": {"type": "number", "minimum": 0},
-            "error": {"type": "string"}}}
+            "error": {"type": "string"},
+            "tool_calls": {"type": "array", "items": tool_call,
+                           "description": "tools=on: the tool calls this reply made"}}}
     adaptation = {"type": "object", "required": ["parameter", "change", "reason"],
                   "properties": {k: {"type": "string"} for k in ("parameter", "change",
                                                                 "reason")}}
@@ -187,7 +204,10 @@ def transcript_schema() -> dict[str, Any]:
                             "description": "parameters the model refused, changed during "
                                            "this decision (each recorded once per run)"},
             "settings": {"type": "object", "description": "what the calls were sent with, "
-                                                          "after adaptation"}}}
+                                                          "after adaptation"},
+            "tools": {"type": "object", "required": ["steps", "used"],
+                      "description": "tools=on: the look-ups allowed this turn and those made",
+                      "properties": {"steps": count, "used": count}}}}
     totals = {"oneOf": [{"type": "null"}, {  # one seat's LLM totals (null: no LLM moves)
         "type": "object",
         "required": ["moves", "calls", "input_tokens", "output_tokens", "cached_tokens",
@@ -253,6 +273,9 @@ def transcript_schema() -> dict[str, Any]:
                  "seconds": {"type": "number", "minimum": 0},
                  "details": {"type": "object", "properties": {
                      "llm": llm_details,
+                     "tool_calls": {"type": "array", "items": tool_call,
+                                    "description": "a move made through the tool set (duel "
+                                                   "mcp): the look-ups before it"},
                      "forfeit": {"type": "boolean"},
                      "iterations": count}}}},
             {"type": "object",

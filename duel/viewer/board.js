@@ -502,10 +502,26 @@ const Board = (() => {
         r.appendChild(el("summary", "", "Its reply, as written"));
         r.appendChild(el("pre", "", c.raw || "(no reply)"));
         a.appendChild(r);
+        if (c.tool_calls && c.tool_calls.length) a.appendChild(toolCalls(c.tool_calls));
         box.appendChild(a);
       }
+      if (llm.tools) box.appendChild(el("div", "muted", `Tools: ${llm.tools.used} of ${llm.tools.steps} look-ups used`));
     }
+    if (details.tool_calls && details.tool_calls.length) box.appendChild(toolCalls(details.tool_calls));
     return box;
+  }
+
+  // Tool calls (tools=on, or a move made over MCP): the tool, its arguments, the answer's size and time, or why it was refused.
+  function toolCalls(calls) {
+    const list = el("ul", "tool-calls");
+    for (const t of calls) {
+      const args = t.arguments && Object.keys(t.arguments).length ? JSON.stringify(t.arguments) : (t.raw || "");
+      const li = el("li", t.error ? "cat-bad" : "", `${t.tool}(${args})` +
+        (t.error ? ` — refused: ${t.error}` : (t.chars != null ? ` → ${t.chars} characters` : "")) +
+        (t.seconds != null ? ` · ${t.seconds} s` : ""));
+      list.appendChild(li);
+    }
+    return list;
   }
 
   return {

@@ -78,7 +78,8 @@ VICTORY = {"military": "by military supremacy", "science": "by scientific suprem
 CATEGORY = {"OK": "a legal move", "ILLEGAL": "an illegal move", "SCHEMA": "not a move",
             "UNPARSABLE": "no move in the reply", "EMPTY": "an empty reply",
             "TRUNCATED": "cut off at its token limit", "TRANSPORT": "no answer in time",
-            "REFUSED": "refused by the remote server"}
+            "REFUSED": "refused by the remote server", "TOOLS": "looked something up",
+            "TOOL_STEPS": "its tool steps used up without a move"}
 
 # rules.md §8: what each progress token does.
 TOKEN_TEXT = {

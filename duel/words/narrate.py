@@ -9,12 +9,13 @@ in the words of duel.words (the one writer of texts for people, the pages' too),
 (trading included), chains, play-again turns and military tokens that cost coins; then the coins of
 both players after the move, the military track (who the pawn favours and by how many steps) and how
 many progress tokens each player holds (a token taken is named in its own line). Under an LLM move,
-`duel match -v` adds the lines of :func:`llm_lines`: its calls, their tokens and the start of each
-call's thinking.
+`duel match -v` adds the lines of :func:`llm_lines`: its calls, their tokens, the start of each
+call's thinking and, with tools=on, each tool call it made.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from duel import words
@@ -115,4 +116,27 @@ def llm_lines(llm: dict[str, Any]) -> list[str]:
         lines.append(text)
         if c.get("thinking"):
             lines.append(f"  thinking: {clip(str(c['thinking']))}")
+        lines.extend(f"  {line}" for line in tool_lines(c.get("tool_calls") or []))
+    if llm.get("tools"):
+        t = llm["tools"]
+        lines.append(f"tools: {t.get('used')} of {t.get('steps')} look-ups used")
+    return lines
+
+
+def tool_lines(calls: list[dict[str, Any]]) -> list[str]:
+    """Tool calls (their records' JSON form), one line each: the tool, its arguments, then the
+    size of the answer and the time, or why the call was refused."""
+    lines = []
+    for t in calls:
+        args = t.get("arguments")
+        shown = clip(json.dumps(args, separators=(",", ":")), 120) if args \
+            else clip(str(t.get("raw") or ""), 120)
+        text = f"tool {t.get('tool')}({shown})"
+        if t.get("error"):
+            text += f": refused: {clip(str(t['error']), 160)}"
+        elif t.get("chars") is not None:
+            text += f" -> {t['chars']} chars"
+        if t.get("seconds") is not None:
+            text += f", {float(t['seconds']):.3f} s"
+        lines.append(text)
     return lines

@@ -76,6 +76,8 @@ def test_python_example_runs(block: Block, tmp_path: Path) -> None:
     script = tmp_path / "example.py"
     script.write_text(block.text, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    # An example may start `duel` by name (an MCP client does): this environment's, first.
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
     if any(block.path == path and line in block.text for (path, line) in PENDING_API):

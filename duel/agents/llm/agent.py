@@ -81,7 +81,7 @@ class _Conversation(ConversationBase):
         self.legal = legal
         self.state = InfoSet.from_view(view).sample(random.Random(0))  # prices and reasons only
         priced = [(m, self.state.price(m)) for m in legal]
-        self.messages: list[dict[str, str]] = [
+        self.messages: list[dict[str, Any]] = [
             {"role": "user", "content": agent.variant.turn_message(view, priced)}]
         self.calls: list[LLMCall] = []
         self.adaptations: list[dict[str, str]] = []
@@ -91,15 +91,26 @@ class _Conversation(ConversationBase):
         self.reply: Reply | None = None
 
     async def ask(self, attempt: int) -> Verdict | Any | None:
+        reply = await self.model_reply(attempt)
+        if reply is None:
+            return None  # transport retries exhausted, or the request refused: attempt spent
+        return self.agent._check(reply, self.budget)
+
+    async def model_reply(self, attempt: int) -> Reply | None:
+        """One reply of the model to the messages so far (kept as `reply`), asked again while
+        it is cut off reasoning; None if none came. LLMConfigError if none can."""
         reply, failure = await self.agent._call(self.messages, attempt, self)
         while reply is not None and self.agent._regrow(reply, self):
             reply, failure = await self.agent._call(self.messages, attempt, self)
-        if reply is None:
-            if failure == "config":
-                raise LLMConfigError(self.calls[-1].error or "")
-            return None  # transport retries exhausted, or the request refused: attempt spent
+        if reply is None and failure == "config":
+            raise LLMConfigError(self.calls[-1].error or "")
         self.reply = reply
-        return self.agent._check(reply, self.budget)
+        return reply
+
+    def send_options(self) -> dict[str, Any]:
+        """What the provider's call takes besides the messages and settings (the tools, for
+        the tool loop)."""
+        return {}
 
     def refused(self, verdict: Verdict) -> None:
         said = self.reply.text if self.reply is not None else ""
@@ -139,6 +150,7 @@ class LLMAgent(AskingSeat):
     set, is called on the LLM loop as each call starts and ends."""
 
     on_status: Callable[[dict[str, Any]], None] | None = None
+    tool_steps = 0  # look-ups per turn with tools=on (toolloop.ToolAgent); 0: tools off
 
     def __init__(self, provider: Provider, variant: Variant, spec: str,
                  temperature: float | None = None, max_attempts: int = 3,
@@ -215,7 +227,7 @@ class LLMAgent(AskingSeat):
         conv.budget = grown
         return True
 
-    async def _call(self, messages: list[dict[str, str]], attempt: int,
+    async def _call(self, messages: list[dict[str, Any]], attempt: int,
                     conv: _Conversation) -> tuple[Reply | None, str]:
         """One attempt's call, retrying transport failures (each retry recorded, none of them
         using up an attempt). Returns the reply, or None and why there is none."""
@@ -250,7 +262,7 @@ class LLMAgent(AskingSeat):
             return None, "config"
         return None, "transport"
 
-    async def _send(self, messages: list[dict[str, str]], attempt: int,
+    async def _send(self, messages: list[dict[str, Any]], attempt: int,
                     conv: _Conversation) -> Reply:
         """One request, adapted until the server takes it: each refused parameter is changed
         once (adapt.py), and a change another call of the process made meanwhile is taken up
@@ -268,7 +280,8 @@ class LLMAgent(AskingSeat):
                 async with sem, limits.slot(f"{self.provider.name}:{self.provider.model}"):
                     return await self.provider.complete(self.variant.system, messages, sent,
                                                         s.temperature, settings=s,
-                                                        schema=conv.schema)
+                                                        schema=conv.schema,
+                                                        **conv.send_options())
             except RequestError as exc:
                 if self.effective_settings() != s:
                     continue  # adapted by another call meanwhile: send with that

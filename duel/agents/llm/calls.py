@@ -2,8 +2,10 @@
 
 Its JSON form is the transcript's, byte for byte: the keys in the order duel has always written
 them. Records written by older duels lack the keys added since (``cache_write_tokens``, then
-``reasoning_tokens``, ``thinking`` and ``max_tokens``); they read as None and are left out again
-when written, so every record round-trips. Reading needs only what every version wrote and the
+``reasoning_tokens``, ``thinking`` and ``max_tokens``, then ``tool_calls``); they read as None
+and are left out again when written, so every record round-trips. ``tool_calls`` is there when
+the seat plays with ``tools=on``: the tool calls the reply made (`ToolCall`), an empty list for a
+reply that made none. Reading needs only what every version wrote and the
 totals sum (the category, tokens, cost and latency); ``cost_usd`` is written as null when the
 model has no price.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+from duel.agents.tools.record import ToolCall
 from duel.errors import InvalidStateError
 
 # The keys a record cannot lack (a null cost is an unknown price, written as such).
@@ -45,11 +48,14 @@ class LLMCall:
     thinking: str | None  # the thinking text or reasoning summary returned
     max_tokens: int | None  # the output limit sent
     error: str | None = None  # why the call failed or its reply was refused
+    tool_calls: list[ToolCall] | None = None  # tools=on: the tool calls the reply made
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
+            if f.name == "tool_calls" and value is not None:
+                value = [c.to_json() for c in value]
             if value is not None or f.name in _REQUIRED:
                 out[f.name] = value
         return out
@@ -68,6 +74,12 @@ class LLMCall:
                 values[f.name] = None
                 continue
             value = obj[f.name]
+            if f.name == "tool_calls":
+                if not isinstance(value, list):
+                    raise InvalidStateError(f"LLM call field tool_calls must be a list, got "
+                                            f"{value!r}")
+                values[f.name] = [ToolCall.from_json(c) for c in value]
+                continue
             if not _fits(f.name, value):
                 raise InvalidStateError(f"LLM call field {f.name} must be {_KIND[f.name]}, "
                                         f"got {value!r}")

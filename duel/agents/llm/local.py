@@ -240,9 +240,10 @@ class LocalProvider:
         self._inner: OpenAIProvider | None = None
         self._url = ""
 
-    async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
+    async def complete(self, system: str, messages: list[dict[str, Any]], max_tokens: int,
                        temperature: float | None, *, schema: dict[str, Any] | None = None,
-                       settings: Settings | None = None) -> Reply:
+                       settings: Settings | None = None,
+                       tools: list[dict[str, Any]] | None = None) -> Reply:
         # Started on first use; started again (on a new port) if it died since.
         server = LocalServer.shared()
         url = await asyncio.to_thread(server.ensure_started)
@@ -254,7 +255,7 @@ class LocalProvider:
                                          self.timeout)
             self._url = url
         return await self._inner.complete(system, messages, max_tokens, temperature,
-                                          schema=schema, settings=settings)
+                                          schema=schema, settings=settings, tools=tools)
 
     def status_note(self) -> str | None:
         return LocalServer.shared().status_note()

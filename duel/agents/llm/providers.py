@@ -19,7 +19,7 @@ import email.utils
 import inspect
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from duel.agents.llm.adapt import MODES, Settings
@@ -30,6 +30,16 @@ from duel.errors import LLMConfigError, RequestError, SpecError, TransportError
 TOOL_NAME = "play_move"
 TOOL_DESCRIPTION = "Play your move in 7 Wonders Duel."
 OPENROUTER_URL = "https://openrouter.ai/api/v1"
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    """A tool call in a reply (`tools=on`): the provider's id for it (its result names it), the
+    tool's name and its arguments as sent (JSON text)."""
+
+    id: str
+    name: str
+    arguments: str
 
 
 @dataclass
@@ -50,18 +60,24 @@ class Reply:
     raw: str | None = None  # the whole reply as received, when it holds more than `text`
     reasoning_tokens: int = 0
     thinking: str = ""  # the thinking text or reasoning summary the provider returned
+    # With tools offered (`tools=`): the tool calls the reply made, and the reply as the
+    # conversation sends it back (the provider's own message form, thinking blocks included).
+    tool_calls: list[ToolUse] = field(default_factory=list)
+    message: dict[str, Any] | None = None
 
 
 class Provider(Protocol):
     name: str
     model: str
 
-    async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
+    async def complete(self, system: str, messages: list[dict[str, Any]], max_tokens: int,
                        temperature: float | None, *, schema: dict[str, Any] | None = None,
-                       settings: Settings | None = None) -> Reply:
+                       settings: Settings | None = None,
+                       tools: list[dict[str, Any]] | None = None) -> Reply:
         """One call. `temperature` None is not sent; `schema` is the move schema for this
         call (None: the full `structured_schema()`); `settings` the rest of what is sent
-        (None: the provider's own defaults)."""
+        (None: the provider's own defaults); `tools`, in the provider's own form, are
+        offered with the model's choice (`tools=on`: no structured output then)."""
         ...
 
     async def close(self) -> None: ...
@@ -171,13 +187,17 @@ class OpenAIProvider:
     async def close(self) -> None:
         await self._client.close()
 
-    async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
+    async def complete(self, system: str, messages: list[dict[str, Any]], max_tokens: int,
                        temperature: float | None, *, schema: dict[str, Any] | None = None,
-                       settings: Settings | None = None) -> Reply:
+                       settings: Settings | None = None,
+                       tools: list[dict[str, Any]] | None = None) -> Reply:
         s = settings or self.defaults()
         kwargs: dict[str, Any] = {s.token_param: max_tokens}
         schema = schema if schema is not None else structured_schema()
-        if s.mode == "json_schema":
+        if tools is not None:
+            kwargs["tools"] = tools
+            kwargs["tool_choice"] = "auto"
+        elif s.mode == "json_schema":
             kwargs["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "move", "strict": True, "schema": schema}}
         elif s.mode == "json_object":
@@ -208,7 +228,7 @@ class OpenAIProvider:
         except Exception as exc:  # noqa: BLE001 - mapped to our three kinds, or re-raised
             raise _classify(exc, self._sdk, self.name, self.model) from exc
         try:
-            return self._reply(resp, s.mode)
+            return self._reply(resp, "tools" if tools is not None else s.mode)
         except (AttributeError, TypeError, ValueError, IndexError) as exc:
             raise TransportError(f"{self.name}: malformed response: {exc}") from exc
 
@@ -223,7 +243,13 @@ class OpenAIProvider:
         structured: Any | None = None
         calls = (getattr(msg, "tool_calls", None) or []) if msg else []
         function = getattr(calls[0], "function", None) if calls else None
-        if mode == "tool" and function is not None:
+        uses: list[ToolUse] = []
+        if mode == "tools":
+            # some compatible servers send no id: one is made up, for the results to name
+            uses = [ToolUse(getattr(c, "id", None) or f"call_{i}", c.function.name or "",
+                            c.function.arguments or "")
+                    for i, c in enumerate(calls) if getattr(c, "function", None) is not None]
+        elif mode == "tool" and function is not None:
             text = function.arguments or ""
             structured = _loads(text)
         elif mode in ("json_schema", "json_object") and text:
@@ -248,11 +274,19 @@ class OpenAIProvider:
         finish = choice.finish_reason or ""
         raw = content + ("\n" if content and text != content else "") + \
             (text if text != content else "")
+        message = None
+        if uses:
+            raw = "\n".join([*([content] if content else []),
+                             *(f"{t.name}({t.arguments})" for t in uses)])
+            message = {"role": "assistant", "content": content or None, "tool_calls": [
+                {"id": u.id, "type": "function",
+                 "function": {"name": u.name, "arguments": u.arguments}} for u in uses]}
         return Reply(text, structured, finish,
                      (usage.prompt_tokens or 0) if usage else 0,
                      (usage.completion_tokens or 0) if usage else 0, cached,
                      truncated=finish == "length", raw=raw, reasoning_tokens=int(reasoning),
-                     thinking=thinking if isinstance(thinking, str) else "")
+                     thinking=thinking if isinstance(thinking, str) else "",
+                     tool_calls=uses, message=message)
 
 
 class AnthropicProvider:
@@ -278,9 +312,10 @@ class AnthropicProvider:
     async def close(self) -> None:
         await self._client.close()
 
-    async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
+    async def complete(self, system: str, messages: list[dict[str, Any]], max_tokens: int,
                        temperature: float | None, *, schema: dict[str, Any] | None = None,
-                       settings: Settings | None = None) -> Reply:
+                       settings: Settings | None = None,
+                       tools: list[dict[str, Any]] | None = None) -> Reply:
         s = settings or self.defaults()
         kwargs: dict[str, Any] = {}
         if temperature is not None:
@@ -292,7 +327,10 @@ class AnthropicProvider:
             kwargs["thinking"] = {"type": "adaptive"}  # these models refuse a budget
         elif s.thinking:
             kwargs["thinking"] = {"type": "enabled", "budget_tokens": s.thinking}
-        if s.mode == "tool":
+        if tools is not None:
+            kwargs["tools"] = tools
+            kwargs["tool_choice"] = {"type": "auto"}
+        elif s.mode == "tool":
             kwargs["tools"] = [{"name": TOOL_NAME, "description": TOOL_DESCRIPTION,
                                 "input_schema": schema if schema is not None
                                 else structured_schema()}]
@@ -309,17 +347,23 @@ class AnthropicProvider:
         except Exception as exc:  # noqa: BLE001
             raise _classify(exc, self._sdk, self.name, self.model) from exc
         try:
-            return self._reply(resp)
+            return self._reply(resp, tools is not None)
         except (AttributeError, TypeError, ValueError) as exc:
             raise TransportError(f"{self.name}: malformed response: {exc}") from exc
 
     @staticmethod
-    def _reply(resp: Any) -> Reply:
+    def _reply(resp: Any, tools: bool = False) -> Reply:
         text_parts: list[str] = []
         thinking: list[str] = []
         structured: Any | None = None
+        uses: list[ToolUse] = []
+        blocks: list[dict[str, Any]] = []  # the reply as it is sent back (tools=on)
         for block in resp.content or []:
-            if block.type == "tool_use" and structured is None:
+            if tools:
+                blocks.append(_block(block))
+            if tools and block.type == "tool_use":
+                uses.append(ToolUse(block.id, block.name, json.dumps(block.input)))
+            elif block.type == "tool_use" and structured is None:
                 structured = block.input
             elif block.type == "text":
                 text_parts.append(block.text)
@@ -337,11 +381,31 @@ class AnthropicProvider:
         details = getattr(u, "output_tokens_details", None)
         reasoning = (getattr(details, "thinking_tokens", 0) or 0) if details is not None else 0
         finish = resp.stop_reason or ""
+        if uses:
+            raw = "\n".join([*([said] if said else []),
+                             *(f"{t.name}({t.arguments})" for t in uses)])
         # input_tokens counts only the uncached part: the total adds cache reads and writes.
         return Reply(text, structured, finish, u.input_tokens + cache_read + cache_write,
                      u.output_tokens, cache_read, cache_write,
                      truncated=finish in ("max_tokens", "model_context_window_exceeded"),
-                     raw=raw, reasoning_tokens=int(reasoning), thinking="\n\n".join(thinking))
+                     raw=raw, reasoning_tokens=int(reasoning), thinking="\n\n".join(thinking),
+                     tool_calls=uses,
+                     message={"role": "assistant", "content": blocks} if uses else None)
+
+
+def _block(block: Any) -> dict[str, Any]:
+    """A content block of Anthropic's reply as the next request sends it back: thinking blocks
+    with their signature (Anthropic wants them before the tool results they led to)."""
+    if block.type == "text":
+        return {"type": "text", "text": block.text}
+    if block.type == "tool_use":
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if block.type == "thinking":
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+    if block.type == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": block.data}
+    dumped: dict[str, Any] = block.model_dump(exclude_none=True)
+    return dumped
 
 
 def _loads(text: str) -> Any | None:

@@ -1,8 +1,8 @@
 """Building an LLM agent from what follows ``llm:`` in its spec: ``openai:MODEL``,
 ``anthropic:MODEL``, ``openrouter:VENDOR/MODEL``, ``compat:MODEL@URL`` or ``local``, with options
 after a comma (``prompt=``, ``temperature=``, ``max_attempts=``, ``fallback=``, ``max_tokens=``,
-``reasoning_effort=``, ``thinking=``, ``provider=``, ``mode=``, ...). What is not set comes from
-the model table (models.py)."""
+``reasoning_effort=``, ``thinking=``, ``provider=``, ``mode=``, ``tools=``, ``tool_steps=``, ...).
+What is not set comes from the model table (models.py)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from duel.agents.llm.providers import (
     OpenAIProvider,
     provider_defaults,
 )
+from duel.agents.llm.toolloop import DEFAULT_TOOL_STEPS, TOOL_SETTINGS, ToolAgent, dialect
 from duel.errors import PromptError, SpecError
 from duel.prompts import get_variant
 
@@ -130,6 +131,33 @@ def _provider(name: str, target: str, mode: str, base_url: str | None, timeout: 
                           mode or "tool", timeout)
 
 
+def _tool_steps(provider: str, params: dict[str, Any], given: dict[str, Any]) -> int:
+    """The look-ups per turn with tools=on, 0 with tools off; SpecErrors naming the option.
+    With tools on, llm:local's constrained output is not its default (the tools are the
+    output), and an explicit `mode=` or `constrain=legal` is refused."""
+    tools = params["tools"]
+    if tools not in TOOL_SETTINGS:
+        raise SpecError(f"llm: tools must be one of {', '.join(TOOL_SETTINGS)}, got {tools!r}")
+    steps = params["tool_steps"]
+    if tools == "off":
+        if steps is not None:
+            raise SpecError("llm: tool_steps applies with tools=on")
+        return 0
+    dialect(provider)
+    if steps is None:
+        steps = DEFAULT_TOOL_STEPS
+    if steps < 1:
+        raise SpecError(f"llm: tool_steps must be at least 1, got {steps}")
+    if given.get("mode"):
+        raise SpecError("llm: mode= does not apply with tools=on (the model answers through "
+                        "the tools, or with the move JSON as text)")
+    if given.get("constrain") == "legal":
+        raise SpecError("llm: constrain=legal does not apply with tools=on (make_move takes "
+                        "any well-formed move and the engine judges it)")
+    params["constrain"] = "shape"
+    return int(steps)
+
+
 def parse_llm_spec(rest: str) -> LLMAgent:
     """Build an LLM agent from what follows `llm:` in a spec."""
     head, _, opts = rest.partition(",")
@@ -143,6 +171,7 @@ def parse_llm_spec(rest: str) -> LLMAgent:
     if provider_name == "local":
         params.update(LOCAL_DEFAULTS)  # the setting measured to play best per minute
     params.update(given)
+    tool_steps = _tool_steps(provider_name, params, given)
     try:
         variant = get_variant(params["prompt"])
     except PromptError as exc:
@@ -153,19 +182,21 @@ def parse_llm_spec(rest: str) -> LLMAgent:
         provider = _provider(provider_name, target, params["mode"], base_url, params["timeout"])
         fam = family(provider.model, provider_name)
         constrain = params["constrain"] or "shape"
+        settings = _settings(provider_defaults(provider), fam, params)
         if constrain == "legal" and (provider_name not in ("local", "compat")
                                      or provider.mode not in ("json_object", "tool")):
             # a grammar from the schema: OpenAI's strict mode and Anthropic's tools want an
             # object at the root, not the anyOf of the legal moves
             raise SpecError("llm: constrain=legal needs llm:local or llm:compat with mode "
                             "json_object or tool")
-        agent = LLMAgent(provider, variant, "llm:" + rest,
+        extra: dict[str, Any] = {"tool_steps": tool_steps} if tool_steps else {}
+        agent = (ToolAgent if tool_steps else LLMAgent)(provider, variant, "llm:" + rest,
                          max_attempts=params["max_attempts"], fallback=params["fallback"],
                          transport_retries=params["transport_retries"],
                          backoff=params["backoff"], concurrency=params["concurrency"],
                          endpoint=_endpoint(provider_name, target, base_url),
-                         settings=_settings(provider_defaults(provider), fam, params),
-                         model_reasons=fam is not None and fam.reasons, constrain=constrain)
+                         settings=settings, model_reasons=fam is not None and fam.reasons,
+                         constrain=constrain, **extra)
     except ValueError as exc:
         if isinstance(exc, SpecError):
             raise

@@ -38,8 +38,13 @@ from duel.agents.spec import make_agent
 from duel.analysis.sidecar import file_hash
 from duel.engine import IllegalMoveError, Move
 from duel.errors import DuelError, InvalidStateError, SpecError, UsageError
-from duel.grading.games import BASELINE, NULL_VARIANT, RunOutcome, variant_spec
-from duel.prompts import get_variant
+from duel.grading.games import (
+    BASELINE,
+    NULL_VARIANT,
+    RunOutcome,
+    variant_prompt,
+    variant_spec,
+)
 from duel.runs.budget import Budget, GameCost
 from duel.runs.campaign import Campaign
 from duel.runs.campaign import run as campaign_run
@@ -131,7 +136,7 @@ def _kept(path: Path, model: str, variant: str) -> Answer | None:
     if found.model != spec:
         raise SpecError(f"{path} is an answer of {found.model}, not of {spec}: grade into "
                         "another --out")
-    now = get_variant(variant).hash
+    now = variant_prompt(variant).hash
     if found.prompt_hash != now:
         raise SpecError(f"{path} was answered with prompt variant {variant} of hash "
                         f"{found.prompt_hash}, which is now {now}: grade into another --out")
@@ -147,7 +152,7 @@ def ask(agent: Agent, variant: str, position: Position, out: Path) -> Answer:
         raise IllegalMoveError(f"agent {agent.spec} answered {decision.move} at position "
                                f"{position.id}, which is not a legal move there")
     answer = Answer(variant, position.id, agent.spec.strip(),
-                    get_variant(variant).hash, decision.move, decision.forfeit,
+                    variant_prompt(variant).hash, decision.move, decision.forfeit,
                     time.perf_counter() - start, decision.details)
     # Whole or not at all: a kill mid-write leaves no half answer to read back.
     atomic_write(answer_path(out, variant, position.id), json.dumps(answer.to_json()) + "\n")
@@ -184,7 +189,7 @@ def run(suite_path: str | Path, variants: list[str], model: str, out: str | Path
     names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
     agents: dict[str, Agent] = {}
     for name in names:
-        get_variant(name)
+        variant_prompt(name)
         agents[name] = make_agent(variant_spec(model, name))
     folder = Path(out)
     bind(folder, suite_path, suite)
