@@ -64,23 +64,51 @@ def anthropic_error(message: str) -> Scripted:
                      "request_id": "req_fake"}, 400)
 
 
+TOO_LARGE = ("max_tokens is too large: {sent}. This model supports at most {limit} completion "
+             "tokens, whereas you provided {sent}.")
+# How much longer a model reasons at each effort than at medium, as a reasoning model's fake
+# scales it (`effort_scale`): at xhigh a position needing 10,000 tokens at medium needs 40,000.
+EFFORT_SCALE = {"none": 0.0, "minimal": 0.1, "low": 0.3, "medium": 1.0, "high": 2.0,
+                "xhigh": 4.0, "max": 4.0}
+
+
 class OpenAIReasoningModel:
     """Reasons `reasoning` tokens before each answer (`hard` of them on every `hard_every`-th
-    call, more with a higher effort); `refused_efforts` are values it refuses outright."""
+    call, more with a higher effort); `refused_efforts` are values it refuses outright.
+    `effort_scale` (e.g. EFFORT_SCALE) scales the reasoning per effort (else: twice at high and
+    above) and `spread` varies it per position, uniformly within +-spread of it (the same for the
+    same position); `max_output`, when set, is its output limit: a larger
+    max_completion_tokens is refused as OpenAI refuses it. `effort` is what it takes when none
+    is sent."""
 
     def __init__(self, reasoning: int = 600, hard: int = 0, hard_every: int = 5,
-                 refused_efforts: tuple[str, ...] = ()) -> None:
+                 refused_efforts: tuple[str, ...] = (),
+                 effort_scale: dict[str, float] | None = None, spread: float = 0.0,
+                 max_output: int | None = None, effort: str = "medium") -> None:
         self.reasoning = reasoning
         self.hard = hard
         self.hard_every = hard_every
         self.refused_efforts = refused_efforts
+        self.effort_scale = effort_scale
+        self.spread = spread
+        self.max_output = max_output
+        self.effort = effort
         self.calls = 0
         self.answered = 0
 
     def wants(self, body: dict[str, Any]) -> int:
         base = self.hard if self.hard and self.answered % self.hard_every == 0 else \
             self.reasoning
-        return base * 2 if body.get("reasoning_effort") in ("high", "xhigh", "max") else base
+        effort = body.get("reasoning_effort") or (body.get("reasoning") or {}).get("effort") \
+            or self.effort
+        if self.spread:
+            first = json.dumps(next(m["content"] for m in body["messages"]
+                                    if m["role"] == "user"))
+            base = int(base * random.Random(zlib.crc32(first.encode())).uniform(
+                1 - self.spread, 1 + self.spread))
+        if self.effort_scale is not None:
+            return int(base * self.effort_scale[effort])
+        return base * 2 if effort in ("high", "xhigh", "max") else base
 
     def __call__(self, body: dict[str, Any]) -> Scripted:
         self.calls += 1
@@ -93,6 +121,9 @@ class OpenAIReasoningModel:
             return openai_error(400, EFFORT.format(value=body["reasoning_effort"]),
                                 "reasoning_effort", "unsupported_value")
         limit = body.get("max_completion_tokens") or 100_000
+        if self.max_output is not None and limit > self.max_output:
+            return openai_error(400, TOO_LARGE.format(sent=limit, limit=self.max_output),
+                                "max_tokens", "invalid_value")
         wants = self.wants(body)
         if limit < wants + ANSWER:  # still reasoning when the budget runs out
             return self.reply("", "length", limit, limit)

@@ -67,18 +67,27 @@ def test_an_openai_reasoning_model_plays_a_whole_game(
     totals = game["totals"]
     assert totals["reasoning_tokens"] == sum(c["reasoning_tokens"] for c in game["calls"])
     assert totals["reasoning"] == label and f"reasoning {label}" in game["out"]
-    assert f"({totals['reasoning_tokens']} reasoning)" in game["out"]
+    assert f"({totals['reasoning_tokens']} reasoning; " in game["out"]
+    unusable = sum(c["output_tokens"] for c in game["calls"] if c["category"] != "OK")
+    assert totals["unusable_output_tokens"] == unusable
+    assert f"{unusable} on unusable replies" in game["out"]
     if "reasoning_effort" in label:
         assert server.requests[-1]["body"]["reasoning_effort"] == "high"
-    if "o4-mini" in spec:  # the table's reasoning budget is large enough for every move
-        assert {c["max_tokens"] for c in game["calls"]} == {16000}
+    if "o4-mini" in spec:  # the table's model starts at its output limit: nothing is cut off
+        assert {c["max_tokens"] for c in game["calls"]} == {100_000}
         assert totals["cost_usd"] is not None and totals["categories"] == {"OK": len(game["moves"])}
-    else:  # the hard moves were cut off while reasoning and asked again with 16384
+        assert unusable == 0
+    else:  # the first hard move was cut off while reasoning and asked again with twice the
+        # budget (twice more at high effort), where every later call starts: each budget is
+        # cut off once in the whole game
         cut = [c for c in game["calls"] if c["category"] == "TRUNCATED"]
-        assert cut and all(c["reasoning_tokens"] == c["max_tokens"] and c["attempt"] == 1
-                           and "while reasoning" in c["error"] for c in cut)
-        assert {8192, 16384} <= {c["max_tokens"] for c in game["calls"]}
-        assert min(c["max_tokens"] for c in cut) == 8192
+        budgets = [c["max_tokens"] for c in cut]
+        assert budgets == [8192, 16384][:len(budgets)] and budgets
+        assert all(c["reasoning_tokens"] == c["max_tokens"] and c["attempt"] == 1
+                   and "while reasoning" in c["error"] for c in cut)
+        last = game["calls"].index(cut[-1])
+        assert {c["max_tokens"] for c in game["calls"][last + 1:]} == {2 * budgets[-1]}
+        assert unusable == sum(budgets)
         assert totals["cost_usd"] is None  # an unknown model: unknown price
 
 
@@ -119,7 +128,7 @@ def test_an_anthropic_model_plays_with_and_without_thinking(
     if thinking:
         assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
         assert body["tool_choice"] == {"type": "auto"} and "temperature" not in body
-        assert body["max_tokens"] == 2048 + 1024
+        assert body["max_tokens"] == 64000  # thinking: the model's output limit
         assert all(c["thinking"].startswith("Thinking about") and c["reasoning_tokens"] == 700
                    for c in game["calls"])
         # some answers came as text with a JSON move, not as a tool call
@@ -173,7 +182,7 @@ def test_a_fifth_generation_claude_plays_with_adaptive_thinking(
                r["body"] for r in server.requests)
     body = server.requests[-1]["body"]
     assert body.get("thinking") == ({"type": "adaptive"} if extra else None)
-    assert body["max_tokens"] == 16000  # it reasons anyway: room to think either way
+    assert body["max_tokens"] == 128000  # it reasons anyway: its output limit
     assert game["totals"]["reasoning"] == label
     assert game["totals"]["reasoning_tokens"] == 500 * len(game["calls"])
     # $2 in, $0.20 cache read, $10 out per million tokens

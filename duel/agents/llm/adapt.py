@@ -94,9 +94,12 @@ def learn(endpoint: str, model: str, changes: dict[str, Any]) -> bool:
 
 
 def forget() -> None:
-    """Drop everything learned (a fresh process; tests)."""
+    """Drop everything learned, the grown output budgets too (a fresh process; tests)."""
+    from duel.agents.llm import budgets
+
     with _lock:
         _learned.clear()
+    budgets.forget()
 
 
 def effective(base: Settings, endpoint: str, model: str) -> Settings:

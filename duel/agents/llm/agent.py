@@ -16,8 +16,11 @@ Two things happen before an attempt counts, and spend none:
 - a request refused for a parameter duel can change is adapted and sent again (adapt.py);
 - a reply cut off while the model was still reasoning (reasoning tokens or thinking text, or
   nothing said) is recorded as TRUNCATED and the same question is asked again with twice the
-  output budget, up to TRUNCATION_GROWTH (4) times the move's starting budget and never above the
+  output budget, up to TRUNCATION_GROWTH (4) times the spec's budget and never above the
   model's output limit (models.py). Only a reply cut off at that cap is the attempt's failure.
+  The grown budget is where the model's later calls start, in this game and the rest of the
+  run (budgets.py): a model that reasons starts at its output limit anyway, so this only
+  matters under a user's cap or for a model the table does not know.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from duel.agents.attempts import (
     Verdict,
     Wording,
 )
-from duel.agents.llm import limits, runner
+from duel.agents.llm import budgets, limits, runner
 from duel.agents.llm.accounting import reasoning_label
 from duel.agents.llm.adapt import Settings, adapt, effective, learn
 from duel.agents.llm.calls import LLMCall
@@ -85,7 +88,7 @@ class _Conversation(ConversationBase):
             {"role": "user", "content": agent.variant.turn_message(view, priced)}]
         self.calls: list[LLMCall] = []
         self.adaptations: list[dict[str, str]] = []
-        self.budget = agent.effective_settings().max_tokens
+        self.budget = budgets.start(agent.budget_key(), agent.effective_settings().max_tokens)
         # the structured output's schema, if not the full one
         self.schema = legal_move_schema(legal) if agent.constrain == "legal" else None
         self.reply: Reply | None = None
@@ -179,6 +182,11 @@ class LLMAgent(AskingSeat):
         """The settings calls are sent with now (after adaptation), as the transcript shows."""
         return self.effective_settings().public(self.provider.name, self.provider.model)
 
+    def budget_key(self) -> tuple[str, str, str]:
+        """Whose output budgets are remembered together (budgets.py)."""
+        return self.endpoint, self.provider.model, reasoning_label(self.base_settings.public(
+            self.provider.name, self.provider.model))
+
     def reasoning_label(self) -> str:
         """The reasoning setting this agent's results are played with."""
         return reasoning_label(self.settings())
@@ -208,6 +216,7 @@ class LLMAgent(AskingSeat):
         if conv.budget >= cap:
             return False
         grown = min(cap, conv.budget * 2)
+        budgets.remember(self.budget_key(), grown)
         conv.calls[-1].category = Category.TRUNCATED.value
         conv.calls[-1].error = (f"cut off at {conv.budget} tokens while reasoning "
                                    f"({reply.reasoning_tokens} reasoning tokens); asked again "

@@ -26,12 +26,15 @@ DEFAULT_MODELS = {"openai": "gpt-5-mini", "anthropic": "claude-sonnet-5-5",
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 THINKING_MIN = 1024  # Anthropic's smallest thinking budget
 
-# Output budgets (max_tokens) when the spec does not set one.
+# Output budgets (max_tokens) when the spec does not set one. An output limit is only a cap on
+# spending (tokens are billed as generated), so a model that reasons starts at its documented
+# limit: a reply cut off while reasoning is paid for and thrown away, a generous cap costs
+# nothing. A model that does not reason keeps a short cap, against a runaway reply.
 ANSWER_TOKENS = 1024      # a move's JSON and a few words, for models that do not reason
-REASONING_TOKENS = 16000  # room to think first, for models that always reason
-UNKNOWN_TOKENS = 8192     # a model the table does not know may reason: generous
+UNKNOWN_TOKENS = 8192     # a model the table does not know (no documented limit) may reason
 # A reply cut off while the model was still reasoning is asked again with twice the budget,
-# then four times, never more than TRUNCATION_GROWTH times the start nor the model's limit.
+# then four times, never more than TRUNCATION_GROWTH times the start nor the model's limit; the
+# grown budget is where the model's later calls start (budgets.py).
 TRUNCATION_GROWTH = 4
 
 
@@ -135,18 +138,17 @@ def family(model: str, provider: str = "") -> ModelFamily | None:
     return best
 
 
-def default_max_tokens(fam: ModelFamily | None, thinking: int | None) -> int:
-    """The output budget when the spec sets none: room for the thinking budget and an answer,
-    room to reason for a reasoning model, a short answer otherwise (within the model's limit)."""
-    if thinking:
-        budget = thinking + ANSWER_TOKENS
-        if fam is not None and fam.reasons:  # it thinks anyway: room to, whatever N says
-            budget = max(budget, REASONING_TOKENS)
-    elif fam is None:
-        budget = UNKNOWN_TOKENS
-    else:
-        budget = REASONING_TOKENS if fam.reasons else ANSWER_TOKENS
-    return min(budget, fam.max_output) if fam is not None else budget
+def default_max_tokens(fam: ModelFamily | None, thinking: int | None,
+                       reasons: bool = False) -> int:
+    """The output budget when the spec sets none: the model's documented output limit when it
+    reasons (always, or as the spec asks: `thinking`, `reasons`), a short answer otherwise;
+    for a model the table does not know, UNKNOWN_TOKENS (room for the thinking budget and an
+    answer if one is set)."""
+    if fam is None:
+        return max(UNKNOWN_TOKENS, thinking + ANSWER_TOKENS) if thinking else UNKNOWN_TOKENS
+    if fam.reasons or thinking or reasons:
+        return fam.max_output
+    return min(ANSWER_TOKENS, fam.max_output)
 
 
 def listed_prices() -> dict[str, dict[str, float]]:

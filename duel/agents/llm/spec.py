@@ -15,6 +15,7 @@ from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent
 from duel.agents.llm.local import LOCAL_DEFAULTS, LocalProvider
 from duel.agents.llm.models import (
+    ANSWER_TOKENS,
     DEFAULT_MODELS,
     REASONING_EFFORTS,
     THINKING_MIN,
@@ -83,12 +84,13 @@ def _settings(defaults: Settings, fam: ModelFamily | None, params: dict[str, Any
     if temperature is None and fam is not None and fam.takes_temperature and not fam.reasons \
             and not thinking:
         temperature = 0.0  # reproducible play, for models that take it
+    effort = params["reasoning_effort"]
     max_tokens: int = params["max_tokens"] if params["max_tokens"] is not None \
-        else default_max_tokens(fam, thinking)
+        else default_max_tokens(fam, thinking, effort not in (None, "none"))
     if max_tokens < 1:
         raise SpecError(f"llm: max_tokens must be at least 1, got {max_tokens}")
     if thinking:
-        max_tokens = max(max_tokens, default_max_tokens(fam, thinking))
+        max_tokens = max(max_tokens, thinking + ANSWER_TOKENS)  # room for an answer
         if fam is not None and thinking >= fam.max_output:
             raise SpecError(f"llm: thinking={thinking} leaves no room for an answer under "
                             f"{fam.prefix}'s output limit of {fam.max_output} tokens")
