@@ -33,6 +33,11 @@ THINKING_MAX_TOKENS = ("`max_tokens` must be greater than `thinking.budget_token
 ADAPTIVE_ONLY = ("thinking.type.enabled is not supported for this model. Use "
                  "thinking.type.adaptive and output_config.effort to control thinking behavior.")
 SAMPLING = "temperature is deprecated for this model; leave it at its default."
+NO_ADAPTIVE = ("thinking.type.adaptive is not supported for this model. Use thinking.type.enabled "
+               "with thinking.budget_tokens.")
+NO_EFFORT = "output_config.effort: this model does not support the effort parameter."
+BAD_EFFORT = ("output_config.effort: '{value}' is not supported for this model. Supported values: "
+              "{values}.")
 ANSWER = 40  # tokens of the visible answer
 
 
@@ -150,17 +155,27 @@ class OpenAIReasoningModel:
 
 
 class AnthropicThinkingModel:
-    """Thinks when asked to (`thinking` enabled), or always (`always_thinks`: a model whose
-    thinking is on by default). While thinking it refuses what Anthropic refuses; it answers
-    with the move tool on even calls and with a JSON move in its text on odd ones."""
+    """Thinks when asked to (`thinking` enabled or adaptive), or always (`always_thinks`: a
+    model whose thinking is on by default). While thinking it refuses what Anthropic refuses;
+    it answers with the move tool on even calls and with a JSON move in its text on odd ones.
+
+    As Claude models differ: `fifth_generation` (adaptive thinking only, and a forced tool or
+    a temperature refused whether it thinks or not), `adaptive_only` (Opus 4.7 and later:
+    a thinking budget refused), `adaptive` (takes adaptive thinking at all: Claude 4.6 on),
+    `efforts` (the `output_config.effort` values it takes; any other effort is refused),
+    `omits_thinking` (the thinking text is empty unless `display: "summarized"` is asked)."""
 
     def __init__(self, thinks: int = 700, always_thinks: bool = False,
-                 fifth_generation: bool = False) -> None:
+                 fifth_generation: bool = False, adaptive_only: bool = False,
+                 adaptive: bool = True, efforts: tuple[str, ...] = (),
+                 omits_thinking: bool = False) -> None:
         self.thinks = thinks
         self.always_thinks = always_thinks
-        # Claude's 5th generation: adaptive thinking only (a budget is refused), and a forced
-        # tool or a temperature is refused whether it thinks or not
         self.fifth_generation = fifth_generation
+        self.adaptive_only = adaptive_only or fifth_generation
+        self.adaptive = adaptive or self.adaptive_only
+        self.efforts = efforts
+        self.omits_thinking = omits_thinking
         self.calls = 0
         self.answered = 0
 
@@ -169,9 +184,15 @@ class AnthropicThinkingModel:
         config = body.get("thinking") or {}
         thinking = config.get("type") in ("enabled", "adaptive") or self.always_thinks
         choice = (body.get("tool_choice") or {}).get("type")
+        effort = (body.get("output_config") or {}).get("effort")
+        if config.get("type") == "enabled" and self.adaptive_only:
+            return anthropic_error(ADAPTIVE_ONLY)
+        if config.get("type") == "adaptive" and not self.adaptive:
+            return anthropic_error(NO_ADAPTIVE)
+        if effort is not None and effort not in self.efforts:
+            return anthropic_error(BAD_EFFORT.format(value=effort, values=", ".join(
+                self.efforts)) if self.efforts else NO_EFFORT)
         if self.fifth_generation:
-            if config.get("type") == "enabled":
-                return anthropic_error(ADAPTIVE_ONLY)
             if choice in ("tool", "any"):
                 return anthropic_error(FORCED_TOOL)
             if "temperature" in body:
@@ -189,8 +210,10 @@ class AnthropicThinkingModel:
         spent = 0
         if thinking:
             spent = self.thinks
+            shown = not self.omits_thinking or config.get("display") == "summarized"
             content.append({"type": "thinking", "signature": "c2lnbmF0dXJl",
-                            "thinking": f"Thinking about {move['move']}: it is legal here."})
+                            "thinking": f"Thinking about {move['move']}: it is legal here."
+                            if shown else ""})
         if "tools" in body and (not thinking or self.answered % 2 == 0):
             content.append({"type": "tool_use", "id": "toolu_1", "name": "play_move",
                             "input": move})

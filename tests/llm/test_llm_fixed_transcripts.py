@@ -97,7 +97,8 @@ _PORT = re.compile(r"127\.0\.0\.1:\d+")
 _TIMES = ("latency_s", "seconds", "started_at", "duel_version")
 # Keys written since these files were: the totals' later keys, and the settings' record of the
 # provider's documented reasoning default.
-_ADDED = (*LATER_KEYS[2:], "default_reasoning")
+_ADDED = (*LATER_KEYS[2:], "default_reasoning", "thinking_request")
+_DEFAULT = " (provider default)"  # how a result names the default it played with, since then
 
 
 def normalised(line: str) -> str:
@@ -107,6 +108,8 @@ def normalised(line: str) -> str:
         if isinstance(obj, dict):
             return {k: "*" if k in _TIMES else blank(v) for k, v in obj.items()
                     if k not in _ADDED}
+        if isinstance(obj, str) and obj.endswith(_DEFAULT):
+            return "default"  # the label's word before duel named the provider's default
         if isinstance(obj, list):
             return [blank(v) for v in obj]
         return obj

@@ -46,19 +46,29 @@ class Settings:
     provider_pin: str | None = None
     tool_choice: str = "forced"  # forced or auto, in tool mode
     max_output: int | None = None
-    adaptive_thinking: bool = False  # thinking on a model that sizes it itself (no budget)
+    # Anthropic: adaptive thinking sent ({"type": "adaptive"}, the model sizes it), and the
+    # thinking display asked for ("summarized" where the model omits the text by default)
+    adaptive_thinking: bool = False
+    thinking_display: str | None = None
+    # The reasoning a result is labelled with when neither reasoning option is set: the
+    # provider's documented default for the model, "unknown (provider default)" if duel does
+    # not know it. None: not looked up (a provider's bare defaults, a test's).
+    default_reasoning: str | None = None
 
     def reasons(self) -> bool:
         return bool(self.reasoning_effort and self.reasoning_effort != "none") or \
-            bool(self.thinking)
+            bool(self.thinking) or self.adaptive_thinking
 
     def public(self, provider: str, model: str) -> dict[str, Any]:
         """The effective settings as a transcript and `LLMAgent.settings()` show them."""
         d = asdict(self)
-        d.pop("max_output")
-        d.pop("adaptive_thinking")
-        if self.adaptive_thinking and self.thinking:
-            d["thinking"] = "adaptive"
+        for key in ("max_output", "adaptive_thinking", "thinking_display"):
+            d.pop(key)
+        if self.default_reasoning is None:
+            d.pop("default_reasoning")
+        if self.adaptive_thinking:
+            d["thinking_request"] = "adaptive" + (
+                f", display {self.thinking_display}" if self.thinking_display else "")
         return {"provider": provider, "model": model, **d}
 
 
@@ -119,7 +129,7 @@ _NAMES: tuple[tuple[str, str], ...] = (
     ("temperature", r"temperature"),
     ("max_tokens", r"max_(?:completion_)?tokens"),
     ("response_format", r"response[_ ]format"),
-    ("reasoning_effort", r"reasoning[_.]effort"),
+    ("reasoning_effort", r"reasoning[_.]effort|output_config\.effort"),
     ("tools", r"\btools\b"),
     ("thinking", r"\bthinking\b"),
 )

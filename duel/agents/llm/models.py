@@ -25,6 +25,8 @@ DEFAULT_MODELS = {"openai": "gpt-5-mini", "anthropic": "claude-sonnet-5-5",
 
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 THINKING_MIN = 1024  # Anthropic's smallest thinking budget
+# Anthropic's effort levels (`output_config.effort`); "high" is its documented default.
+CLAUDE_EFFORTS = ("low", "medium", "high", "max")
 
 # Output budgets (max_tokens) when the spec does not set one. An output limit is only a cap on
 # spending (tokens are billed as generated), so a model that reasons starts at its documented
@@ -51,48 +53,76 @@ class ModelFamily:
     max_output: int
     thinking: bool = False  # Anthropic extended thinking on request (thinking=N)
     prices: dict[str, float] | None = None
-    # Claude's 5th generation decides how long to think ("adaptive" thinking): it refuses a
-    # thinking budget (thinking=N then turns adaptive thinking on, N only sizes max_tokens),
-    # refuses a forced tool and any non-default temperature.
+    # Adaptive thinking only (Claude Opus 4.7 and later, the 5th generation): the model decides
+    # how long to think and refuses a thinking budget (thinking=N is refused at the start;
+    # reasoning_effort= sets the effort). The 5th generation also refuses a forced tool and any
+    # non-default temperature (forced_tool False, reasons True).
     adaptive: bool = False
     forced_tool: bool = True
+    # Anthropic: takes adaptive thinking ({"type": "adaptive"}; Claude 4.6 and later, the only
+    # form from Opus 4.7 on), the `output_config.effort` values it takes (reasoning_effort=),
+    # and whether it omits the thinking text unless asked for a summary (Opus 4.7 and later).
+    adaptive_ok: bool = False
+    efforts: tuple[str, ...] = ()
+    omits_thinking: bool = False
+    # The provider's documented reasoning when the spec sets none, as a result is labelled:
+    # "reasoning_effort=medium", "thinking=off", "none" (it cannot reason); None: not known.
+    default_reasoning: str | None = None
 
 
 def _openai(prefix: str, reasons: bool, context: int, max_output: int, inp: float, out: float,
-            cached: float) -> ModelFamily:
+            cached: float, default: str | None = None) -> ModelFamily:
     return ModelFamily(prefix, "openai", reasons, not reasons, "max_completion_tokens",
                        "json_schema", True, context, max_output,
-                       prices={"input": inp, "output": out, "cached_input": cached})
+                       prices={"input": inp, "output": out, "cached_input": cached},
+                       default_reasoning=default if reasons else "none")
 
 
-def _claude(prefix: str, max_output: int, inp: float, out: float,
-            context: int = 200_000) -> ModelFamily:
+def _claude(prefix: str, max_output: int, inp: float, out: float, context: int = 200_000,
+            efforts: tuple[str, ...] = (), adaptive_ok: bool = False) -> ModelFamily:
+    """Claude 4: thinking off unless asked for; a budget (thinking=N) on every one of them,
+    adaptive thinking and effort on the later ones."""
     return ModelFamily(prefix, "anthropic", False, True, "max_tokens", "tool", True, context,
-                       max_output, thinking=True,
+                       max_output, thinking=True, adaptive_ok=adaptive_ok, efforts=efforts,
+                       default_reasoning="thinking=off",
                        prices={"input": inp, "output": out, "cached_input": round(inp / 10, 4),
                                "cache_write_input": round(inp * 1.25, 4)})
 
 
-def _claude5(prefix: str, inp: float, out: float) -> ModelFamily:
-    """Claude's 5th generation: 1M context, 128K output, adaptive thinking (on by default)."""
+def _claude_adaptive(prefix: str, max_output: int, context: int) -> ModelFamily:
+    """Claude Opus 4.7 and later 4.x: adaptive thinking only (a budget is a 400), off unless
+    asked for, its text omitted unless a summary is asked for."""
+    return ModelFamily(prefix, "anthropic", False, True, "max_tokens", "tool", True, context,
+                       max_output, thinking=True, adaptive=True, adaptive_ok=True,
+                       efforts=CLAUDE_EFFORTS, omits_thinking=True,
+                       default_reasoning="thinking=off")
+
+
+def _claude5(prefix: str, inp: float | None, out: float | None) -> ModelFamily:
+    """Claude's 5th generation: 1M context, 128K output, adaptive thinking only and on by
+    default at effort high, its text omitted unless a summary is asked for."""
+    prices = None if inp is None or out is None else {
+        "input": inp, "output": out, "cached_input": round(inp / 10, 4),
+        "cache_write_input": round(inp * 1.25, 4)}
     return ModelFamily(prefix, "anthropic", True, False, "max_tokens", "tool", True, 1_000_000,
                        128_000, thinking=True, adaptive=True, forced_tool=False,
-                       prices={"input": inp, "output": out, "cached_input": round(inp / 10, 4),
-                               "cache_write_input": round(inp * 1.25, 4)})
+                       adaptive_ok=True, efforts=CLAUDE_EFFORTS, omits_thinking=True,
+                       default_reasoning="reasoning_effort=high", prices=prices)
+
 
 
 FAMILIES: tuple[ModelFamily, ...] = (
     _openai("gpt-5.5", True, 1_000_000, 128_000, 5.00, 30.00, 0.50),
     _openai("gpt-5.4", True, 400_000, 128_000, 2.50, 15.00, 0.25),
     _openai("gpt-5.4-mini", True, 400_000, 128_000, 0.75, 4.50, 0.075),
-    _openai("gpt-5.2", True, 400_000, 128_000, 1.75, 14.00, 0.175),
-    _openai("gpt-5", True, 400_000, 128_000, 1.25, 10.00, 0.125),
-    _openai("gpt-5-mini", True, 400_000, 128_000, 0.25, 2.00, 0.025),
-    _openai("gpt-5-nano", True, 400_000, 128_000, 0.05, 0.40, 0.005),
-    _openai("gpt-5.1", True, 400_000, 128_000, 1.25, 10.00, 0.125),
-    _openai("o3", True, 200_000, 100_000, 2.00, 8.00, 0.50),
-    _openai("o3-mini", True, 200_000, 100_000, 1.10, 4.40, 0.55),
-    _openai("o4-mini", True, 200_000, 100_000, 1.10, 4.40, 0.275),
+    _openai("gpt-5.2", True, 400_000, 128_000, 1.75, 14.00, 0.175, "reasoning_effort=none"),
+    _openai("gpt-5", True, 400_000, 128_000, 1.25, 10.00, 0.125, "reasoning_effort=medium"),
+    _openai("gpt-5-mini", True, 400_000, 128_000, 0.25, 2.00, 0.025, "reasoning_effort=medium"),
+    _openai("gpt-5-nano", True, 400_000, 128_000, 0.05, 0.40, 0.005, "reasoning_effort=medium"),
+    _openai("gpt-5.1", True, 400_000, 128_000, 1.25, 10.00, 0.125, "reasoning_effort=none"),
+    _openai("o3", True, 200_000, 100_000, 2.00, 8.00, 0.50, "reasoning_effort=medium"),
+    _openai("o3-mini", True, 200_000, 100_000, 1.10, 4.40, 0.55, "reasoning_effort=medium"),
+    _openai("o4-mini", True, 200_000, 100_000, 1.10, 4.40, 0.275, "reasoning_effort=medium"),
     _openai("gpt-4.1", False, 1_047_576, 32_768, 2.00, 8.00, 0.50),
     _openai("gpt-4.1-mini", False, 1_047_576, 32_768, 0.40, 1.60, 0.10),
     _openai("gpt-4.1-nano", False, 1_047_576, 32_768, 0.10, 0.40, 0.025),
@@ -104,9 +134,13 @@ FAMILIES: tuple[ModelFamily, ...] = (
     _claude5("claude-opus-5", 5.00, 25.00),
     _claude5("claude-fable-5-1", 10.00, 50.00),
     _claude5("claude-fable-5-2", 8.00, 40.00),
-    _claude("claude-opus-4-6", 128_000, 5.00, 25.00),
-    _claude("claude-sonnet-4-6", 64_000, 3.00, 15.00),
-    _claude("claude-opus-4-5", 64_000, 5.00, 25.00),
+    _claude5("claude-haiku-5-5", None, None),  # no published price read: unknown
+    _claude_adaptive("claude-opus-4-8", 128_000, 1_000_000),  # no published price read
+    _claude_adaptive("claude-opus-4-7", 128_000, 1_000_000),  # no published price read
+    _claude("claude-opus-4-6", 128_000, 5.00, 25.00, efforts=CLAUDE_EFFORTS, adaptive_ok=True),
+    _claude("claude-sonnet-4-6", 64_000, 3.00, 15.00, efforts=CLAUDE_EFFORTS[:3],
+            adaptive_ok=True),
+    _claude("claude-opus-4-5", 64_000, 5.00, 25.00, efforts=CLAUDE_EFFORTS[:3]),
     _claude("claude-sonnet-4-5", 64_000, 3.00, 15.00),
     _claude("claude-haiku-4-5", 64_000, 1.00, 5.00),
     _claude("claude-opus-4-1", 32_000, 15.00, 75.00),
@@ -116,7 +150,8 @@ FAMILIES: tuple[ModelFamily, ...] = (
 
 # The shipped local model (llama.cpp on loopback, its context as duel starts it): free.
 LOCAL = ModelFamily("local", "local", False, True, "max_tokens", "tool", True, 16_384, 16_384,
-                    prices={"input": 0.0, "output": 0.0, "cached_input": 0.0})
+                    prices={"input": 0.0, "output": 0.0, "cached_input": 0.0},
+                    default_reasoning="none")
 
 _SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
 
@@ -127,13 +162,19 @@ def undated(model: str) -> str:
 
 
 def family(model: str, provider: str = "") -> ModelFamily | None:
-    """The family of `model` (longest prefix wins), or None if the table does not know it."""
+    """The family of `model` (longest prefix wins), or None if the table does not know it. A
+    Claude entry is its own name and its dated snapshots only: the version follows the name
+    (``claude-opus-4-7`` is not ``claude-opus-4``, and takes another thinking request)."""
     if provider == "local":
         return LOCAL
     name = model.rpartition("/")[2]  # OpenRouter's vendor/model
     best: ModelFamily | None = None
     for fam in FAMILIES:
-        if name.startswith(fam.prefix) and (best is None or len(fam.prefix) > len(best.prefix)):
+        if not name.startswith(fam.prefix):
+            continue
+        if fam.provider == "anthropic" and undated(name) != fam.prefix:
+            continue
+        if best is None or len(fam.prefix) > len(best.prefix):
             best = fam
     return best
 

@@ -288,10 +288,7 @@ class AnthropicProvider:
                 kwargs["temperature"] = temperature
             else:
                 kwargs["extra_body"] = {"temperature": temperature}
-        if s.thinking and s.adaptive_thinking:
-            kwargs["thinking"] = {"type": "adaptive"}  # these models refuse a budget
-        elif s.thinking:
-            kwargs["thinking"] = {"type": "enabled", "budget_tokens": s.thinking}
+        kwargs.update(anthropic_reasoning(s))
         if s.mode == "tool":
             kwargs["tools"] = [{"name": TOOL_NAME, "description": TOOL_DESCRIPTION,
                                 "input_schema": schema if schema is not None
@@ -342,6 +339,25 @@ class AnthropicProvider:
                      u.output_tokens, cache_read, cache_write,
                      truncated=finish in ("max_tokens", "model_context_window_exceeded"),
                      raw=raw, reasoning_tokens=int(reasoning), thinking="\n\n".join(thinking))
+
+
+def anthropic_reasoning(s: Settings) -> dict[str, Any]:
+    """Anthropic's reasoning parameters for `s`: a thinking budget (`thinking=N`) or adaptive
+    thinking, with the display asked for where the model omits the text by default, and the
+    effort (`reasoning_effort=`) as `output_config.effort`."""
+    out: dict[str, Any] = {}
+    thinking: dict[str, Any] | None = None
+    if s.thinking:
+        thinking = {"type": "enabled", "budget_tokens": s.thinking}
+    elif s.adaptive_thinking:
+        thinking = {"type": "adaptive"}
+    if thinking is not None:
+        if s.thinking_display:
+            thinking["display"] = s.thinking_display
+        out["thinking"] = thinking
+    if s.reasoning_effort is not None:
+        out["output_config"] = {"effort": s.reasoning_effort}
+    return out
 
 
 def _loads(text: str) -> Any | None:

@@ -41,11 +41,16 @@ def as_written(rebuilt: dict[str, Any], written: dict[str, Any]) -> dict[str, An
 
 def reasoning_label(settings: dict[str, Any] | None) -> str:
     """The reasoning setting a result was played with: "reasoning_effort=high",
-    "thinking=2048", or "default" (the provider's own, e.g. before settings were recorded)."""
+    "thinking=2048", the provider's documented default for the model when neither was set
+    ("reasoning_effort=medium (provider default)", "thinking=off (provider default)", "no
+    reasoning", "unknown (provider default)"), or "default" (a record written before duel
+    named the default)."""
     if settings and settings.get("reasoning_effort"):
         return f"reasoning_effort={settings['reasoning_effort']}"
     if settings and settings.get("thinking"):
         return f"thinking={settings['thinking']}"
+    if settings and settings.get("default_reasoning"):
+        return str(settings["default_reasoning"])
     return DEFAULT_REASONING
 
 
