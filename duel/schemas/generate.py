@@ -169,7 +169,10 @@ def transcript_schema() -> dict[str, Any]:
                          "description": "the thinking text or reasoning summary returned"},
             "max_tokens": {**count, "description": "the output limit sent on this call"},
             "cost_usd": cost, "latency_s": {"type": "number", "minimum": 0},
-            "error": {"type": "string"}}}
+            "error": {"type": "string"},
+            "cost_source": {"enum": ["provider"],
+                            "description": "cost_usd is what the provider billed (OpenRouter's "
+                                           "usage.cost), not the price table's"}}}
     adaptation = {"type": "object", "required": ["parameter", "change", "reason"],
                   "properties": {k: {"type": "string"} for k in ("parameter", "change",
                                                                 "reason")}}
@@ -195,7 +198,10 @@ def transcript_schema() -> dict[str, Any]:
                      "mean_attempts", "fallbacks", "categories"],
         "properties": {
             "moves": count, "calls": count, "input_tokens": count, "output_tokens": count,
-            "cached_tokens": count, "reasoning_tokens": count, "reasoning": {"type": "string"},
+            "cached_tokens": count, "cache_write_tokens": count, "reasoning_tokens": count,
+            "unusable_output_tokens": {**count, "description": "output tokens of replies that "
+                                                               "were not played"},
+            "reasoning": {"type": "string"},
             "cost_usd": cost, "latency_s": {"type": "number"},
             "first_try_legal": {"type": "number", "minimum": 0, "maximum": 1},
             "legal_after_retries": {"type": "number", "minimum": 0, "maximum": 1},

@@ -310,8 +310,10 @@ class LLMAgent(AskingSeat):
             latency_s=round(time.perf_counter() - start, 3),
             input_tokens=0, output_tokens=0, cached_tokens=0, cache_write_tokens=0,
             reasoning_tokens=0,
-            # a call that returned nothing costs nothing, if the model has a price at all
-            cost_usd=cost(model, 0, 0, 0, self.prices), finish_reason="", raw="", thinking="",
+            # a call that returned nothing costs nothing, if the model has a price at all (on
+            # OpenRouter, which bills each reply itself, always)
+            cost_usd=0.0 if self.provider.name == "openrouter"
+            else cost(model, 0, 0, 0, self.prices), finish_reason="", raw="", thinking="",
             max_tokens=_limit(budget, self.effective_settings()), error=error or None)
         if reply is not None:
             # reasoning tokens are inside output_tokens (both providers bill them as output),
@@ -325,6 +327,8 @@ class LLMAgent(AskingSeat):
                            cost_usd=cost(model, reply.input_tokens, reply.output_tokens,
                                          reply.cached_tokens, self.prices,
                                          reply.cache_write_tokens))
+            if reply.billed_usd is not None:  # the provider's own bill beats the price table
+                call = replace(call, cost_usd=round(reply.billed_usd, 9), cost_source="provider")
         return call
 
     def _check(self, reply: Reply, budget: int) -> Verdict | Any:

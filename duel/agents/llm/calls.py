@@ -2,10 +2,10 @@
 
 Its JSON form is the transcript's, byte for byte: the keys in the order duel has always written
 them. Records written by older duels lack the keys added since (``cache_write_tokens``, then
-``reasoning_tokens``, ``thinking`` and ``max_tokens``); they read as None and are left out again
-when written, so every record round-trips. Reading needs only what every version wrote and the
-totals sum (the category, tokens, cost and latency); ``cost_usd`` is written as null when the
-model has no price.
+``reasoning_tokens``, ``thinking`` and ``max_tokens``, then ``cost_source``); they read as None
+and are left out again when written, so every record round-trips. Reading needs only what every
+version wrote and the totals sum (the category, tokens, cost and latency); ``cost_usd`` is
+written as null when the model has no price.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ class LLMCall:
     thinking: str | None  # the thinking text or reasoning summary returned
     max_tokens: int | None  # the output limit sent
     error: str | None = None  # why the call failed or its reply was refused
+    cost_source: str | None = None  # "provider": cost_usd is the provider's bill (usage.cost)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -84,6 +85,7 @@ _KIND: dict[str, str] = {
     "output_tokens": _INT, "cached_tokens": _INT, "cache_write_tokens": _INT,
     "reasoning_tokens": _INT, "cost_usd": "a number or null", "finish_reason": _TEXT,
     "raw": _TEXT, "thinking": _TEXT, "max_tokens": _INT, "error": _TEXT,
+    "cost_source": _TEXT,
 }
 
 

@@ -18,6 +18,13 @@ import re
 from dataclasses import dataclass
 
 PRICES_READ = "2026-11-25"
+OPENAI_PRICING = "https://openai.com/api/pricing/"
+ANTHROPIC_PRICING = "https://docs.claude.com/en/docs/about-claude/pricing"
+# Anthropic's documented cache multipliers for Claude 4: reads at 0.1x input, 5-minute writes at
+# 1.25x. The 5th generation publishes its own cache-read prices, and they are not 0.1x
+# everywhere (Opus 5.5 reads at $0.20, Fable 5.1 at $0.25): an entry whose cache prices were not
+# read off the page says so in its note, and `duel prices` shows it.
+DERIVED_CACHE = "cache prices derived (reads 0.1x, writes 1.25x input), not read off the page"
 
 # The models named in the README, the spec errors and the examples.
 DEFAULT_MODELS = {"openai": "gpt-5-mini", "anthropic": "claude-sonnet-5-5",
@@ -68,14 +75,20 @@ class ModelFamily:
     # The provider's documented reasoning when the spec sets none, as a result is labelled:
     # "reasoning_effort=medium", "thinking=off", "none" (it cannot reason); None: not known.
     default_reasoning: str | None = None
+    # Where the prices come from: the page, the day they were read, and what was not read there
+    price_source: str = ""
+    price_checked: str = ""
+    price_note: str = ""
 
 
 def _openai(prefix: str, reasons: bool, context: int, max_output: int, inp: float, out: float,
             cached: float, default: str | None = None) -> ModelFamily:
     return ModelFamily(prefix, "openai", reasons, not reasons, "max_completion_tokens",
                        "json_schema", True, context, max_output,
-                       prices={"input": inp, "output": out, "cached_input": cached},
-                       default_reasoning=default if reasons else "none")
+                       prices={"input": inp, "output": out, "cached_input": cached,
+                               "cache_write_input": inp},  # OpenAI bills no cache writes
+                       default_reasoning=default if reasons else "none",
+                       price_source=OPENAI_PRICING, price_checked=PRICES_READ)
 
 
 def _claude(prefix: str, max_output: int, inp: float, out: float, context: int = 200_000,
@@ -86,7 +99,8 @@ def _claude(prefix: str, max_output: int, inp: float, out: float, context: int =
                        max_output, thinking=True, adaptive_ok=adaptive_ok, efforts=efforts,
                        default_reasoning="thinking=off",
                        prices={"input": inp, "output": out, "cached_input": round(inp / 10, 4),
-                               "cache_write_input": round(inp * 1.25, 4)})
+                               "cache_write_input": round(inp * 1.25, 4)},
+                       price_source=ANTHROPIC_PRICING, price_checked=PRICES_READ)
 
 
 def _claude_adaptive(prefix: str, max_output: int, context: int) -> ModelFamily:
@@ -98,16 +112,23 @@ def _claude_adaptive(prefix: str, max_output: int, context: int) -> ModelFamily:
                        default_reasoning="thinking=off")
 
 
-def _claude5(prefix: str, inp: float | None, out: float | None) -> ModelFamily:
+def _claude5(prefix: str, inp: float | None, out: float | None,
+             cache_read: float | None = None) -> ModelFamily:
     """Claude's 5th generation: 1M context, 128K output, adaptive thinking only and on by
-    default at effort high, its text omitted unless a summary is asked for."""
+    default at effort high, its text omitted unless a summary is asked for. `cache_read`: the
+    published cache-read price, where it was read (else derived, and noted as such)."""
     prices = None if inp is None or out is None else {
-        "input": inp, "output": out, "cached_input": round(inp / 10, 4),
+        "input": inp, "output": out,
+        "cached_input": cache_read if cache_read is not None else round(inp / 10, 4),
         "cache_write_input": round(inp * 1.25, 4)}
+    note = "" if prices is None else DERIVED_CACHE if cache_read is None else \
+        "cache writes derived (1.25x input), not read off the page"
     return ModelFamily(prefix, "anthropic", True, False, "max_tokens", "tool", True, 1_000_000,
                        128_000, thinking=True, adaptive=True, forced_tool=False,
                        adaptive_ok=True, efforts=CLAUDE_EFFORTS, omits_thinking=True,
-                       default_reasoning="reasoning_effort=high", prices=prices)
+                       default_reasoning="reasoning_effort=high", prices=prices,
+                       price_source=ANTHROPIC_PRICING if prices else "",
+                       price_checked=PRICES_READ if prices else "", price_note=note)
 
 
 
@@ -130,9 +151,9 @@ FAMILIES: tuple[ModelFamily, ...] = (
     _openai("gpt-4o-mini", False, 128_000, 16_384, 0.15, 0.60, 0.075),
     _claude5("claude-sonnet-5-5", 2.00, 10.00),
     _claude5("claude-sonnet-5", 2.00, 10.00),
-    _claude5("claude-opus-5-5", 4.00, 20.00),
+    _claude5("claude-opus-5-5", 4.00, 20.00, cache_read=0.20),
     _claude5("claude-opus-5", 5.00, 25.00),
-    _claude5("claude-fable-5-1", 10.00, 50.00),
+    _claude5("claude-fable-5-1", 10.00, 50.00, cache_read=0.25),
     _claude5("claude-fable-5-2", 8.00, 40.00),
     _claude5("claude-haiku-5-5", None, None),  # no published price read: unknown
     _claude_adaptive("claude-opus-4-8", 128_000, 1_000_000),  # no published price read
@@ -151,9 +172,17 @@ FAMILIES: tuple[ModelFamily, ...] = (
 # The shipped local model (llama.cpp on loopback, its context as duel starts it): free.
 LOCAL = ModelFamily("local", "local", False, True, "max_tokens", "tool", True, 16_384, 16_384,
                     prices={"input": 0.0, "output": 0.0, "cached_input": 0.0},
-                    default_reasoning="none")
+                    default_reasoning="none", price_note="the shipped model on this machine")
 
 _SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
+
+
+def table_name(model: str) -> str:
+    """The name the table knows `model` by: without OpenRouter's ``vendor/`` part, and with
+    OpenRouter's dotted Claude versions as Anthropic spells them (``claude-sonnet-4.6`` is
+    ``claude-sonnet-4-6``)."""
+    name = model.rpartition("/")[2]
+    return name.replace(".", "-") if name.startswith("claude-") else name
 
 
 def undated(model: str) -> str:
@@ -167,7 +196,7 @@ def family(model: str, provider: str = "") -> ModelFamily | None:
     (``claude-opus-4-7`` is not ``claude-opus-4``, and takes another thinking request)."""
     if provider == "local":
         return LOCAL
-    name = model.rpartition("/")[2]  # OpenRouter's vendor/model
+    name = table_name(model)
     best: ModelFamily | None = None
     for fam in FAMILIES:
         if not name.startswith(fam.prefix):

@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from duel.agents.llm import caching
 from duel.agents.llm.adapt import MODES, Settings
 from duel.agents.llm.models import ANSWER_TOKENS
 from duel.agents.llm.schema import structured_schema
@@ -50,6 +51,7 @@ class Reply:
     raw: str | None = None  # the whole reply as received, when it holds more than `text`
     reasoning_tokens: int = 0
     thinking: str = ""  # the thinking text or reasoning summary the provider returned
+    billed_usd: float | None = None  # what the provider says it billed (OpenRouter's usage.cost)
 
 
 class Provider(Protocol):
@@ -199,10 +201,11 @@ class OpenAIProvider:
                 extra["provider"] = {"order": [s.provider_pin], "allow_fallbacks": False}
         elif s.reasoning_effort is not None:
             kwargs["reasoning_effort"] = s.reasoning_effort
+        kwargs.update(caching.request_options(self.name, system))
         if extra:
             kwargs["extra_body"] = extra
         try:
-            chat: Any = [{"role": "system", "content": system}, *messages]
+            chat: Any = [caching.system_message(self.name, self.model, system), *messages]
             resp = await self._client.chat.completions.create(
                 model=self.model, messages=chat, **kwargs)
         except Exception as exc:  # noqa: BLE001 - mapped to our three kinds, or re-raised
@@ -251,8 +254,10 @@ class OpenAIProvider:
         return Reply(text, structured, finish,
                      (usage.prompt_tokens or 0) if usage else 0,
                      (usage.completion_tokens or 0) if usage else 0, cached,
-                     truncated=finish == "length", raw=raw, reasoning_tokens=int(reasoning),
-                     thinking=thinking if isinstance(thinking, str) else "")
+                     caching.cache_writes(usage), truncated=finish == "length", raw=raw,
+                     reasoning_tokens=int(reasoning),
+                     thinking=thinking if isinstance(thinking, str) else "",
+                     billed_usd=caching.billed_usd(usage))
 
 
 class AnthropicProvider:

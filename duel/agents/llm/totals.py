@@ -22,16 +22,17 @@ DEFAULT_REASONING = "default"  # the label of games recorded before results name
 # Keys always present, then those an older line may lack (None: absent, or an unknown price).
 _NUMBERS = ("moves", "calls", "input_tokens", "output_tokens", "latency_s", "first_try_legal",
             "legal_after_retries", "mean_attempts", "fallbacks")
-_OPTIONAL_NUMBERS = ("cost_usd", "cached_tokens", "reasoning_tokens", "unusable_output_tokens")
+_OPTIONAL_NUMBERS = ("cost_usd", "cached_tokens", "cache_write_tokens", "reasoning_tokens",
+                     "unusable_output_tokens")
 # The files' key order (a combined total puts "games" first).
 _ORDER = ("games", "moves", "calls", "input_tokens", "output_tokens", "cached_tokens",
-          "reasoning_tokens", "unusable_output_tokens", "cost_usd", "latency_s",
-          "first_try_legal", "legal_after_retries", "mean_attempts", "fallbacks", "categories",
-          "reasoning")
+          "cache_write_tokens", "reasoning_tokens", "unusable_output_tokens", "cost_usd",
+          "latency_s", "first_try_legal", "legal_after_retries", "mean_attempts", "fallbacks",
+          "categories", "reasoning")
 _ALWAYS = (*_NUMBERS, "cost_usd")
 # Keys added after the first totals were written: a file written before one of them lacks it,
 # and its totals rebuilt from the calls are compared without it (as_written).
-LATER_KEYS = ("reasoning_tokens", "reasoning", "unusable_output_tokens")
+LATER_KEYS = ("reasoning_tokens", "reasoning", "unusable_output_tokens", "cache_write_tokens")
 
 
 def as_written(rebuilt: dict[str, Any], written: dict[str, Any]) -> dict[str, Any]:
@@ -67,6 +68,7 @@ class LLMTotals:
     input_tokens: int
     output_tokens: int
     cached_tokens: int | None
+    cache_write_tokens: int | None
     reasoning_tokens: int | None
     unusable_output_tokens: int | None
     cost_usd: float | None
@@ -143,7 +145,7 @@ class LLMTotals:
         return (f"LLM player {seat}: {self.moves} moves, {self.calls} calls, "
                 f"first-try legal {self.first_try_legal:.0%}, legal after retries "
                 f"{self.legal_after_retries:.0%}, {self.fallbacks} fallbacks, tokens "
-                f"{self.input_tokens} in ({self.cached_tokens or 0} cached) / "
+                f"{self.input_tokens} in ({self._cached()}) / "
                 f"{self.output_tokens} out ({self.reasoning_tokens or 0} reasoning"
                 f"{self._unusable()}), {self._cost()}, {self.latency_s:.1f} s in calls, reasoning "
                 f"{self.reasoning or DEFAULT_REASONING}")
@@ -153,8 +155,17 @@ class LLMTotals:
         return (f"  {name} as an LLM (reasoning {self.reasoning}): {self.moves} moves, "
                 f"first-try legal {self.first_try_legal:.0%}, legal after retries "
                 f"{self.legal_after_retries:.0%}, {self.fallbacks} fallbacks, tokens "
-                f"{self.input_tokens} in / {self.output_tokens} out ({self.reasoning_tokens} "
+                f"{self.input_tokens} in ({self._cached()}) / {self.output_tokens} out "
+                f"({self.reasoning_tokens} "
                 f"reasoning{self._unusable()}), {self._cost()}, {self.latency_s:.1f} s in calls")
+
+    def _cached(self) -> str:
+        """The input read from the provider's cache, its share, and the input written to it."""
+        cached = self.cached_tokens or 0
+        share = cached / self.input_tokens if self.input_tokens else 0.0
+        writes = "" if not self.cache_write_tokens else \
+            f", {self.cache_write_tokens} written to the cache"
+        return f"{cached} cached, {share:.1%}{writes}"
 
     def _unusable(self) -> str:
         """The output spent on replies that were not played, and its share of the output."""
@@ -174,6 +185,7 @@ class _Tally:
     def __init__(self, zero: float = 0.0) -> None:
         self.moves = self.calls = self.input = self.output = self.cached = self.reasoning = 0
         self.unusable: int | None = 0  # None: a game's line did not count them
+        self.writes: int | None = 0  # the same
         self.fallbacks = 0
         self.first_try = self.legal = self.attempts = 0.0  # weighted by moves
         self.cost = zero
@@ -198,6 +210,8 @@ class _Tally:
             self.input += call.input_tokens
             self.output += call.output_tokens
             self.cached += call.cached_tokens
+            if self.writes is not None:
+                self.writes += call.cache_write_tokens or 0
             self.reasoning += call.reasoning_tokens or 0
             if call.category != "OK" and self.unusable is not None:  # a reply not played
                 self.unusable += call.output_tokens
@@ -216,6 +230,10 @@ class _Tally:
         self.output += t.output_tokens
         self.cached += t.cached_tokens or 0
         self.reasoning += t.reasoning_tokens or 0
+        if t.cache_write_tokens is None or self.writes is None:
+            self.writes = None
+        else:
+            self.writes += t.cache_write_tokens
         if t.unusable_output_tokens is None or self.unusable is None:
             self.unusable = None  # a line written before they were counted: unknown
         else:
@@ -241,7 +259,8 @@ class _Tally:
 
         return LLMTotals(
             moves=moves, calls=self.calls, input_tokens=self.input, output_tokens=self.output,
-            cached_tokens=self.cached, reasoning_tokens=self.reasoning,
+            cached_tokens=self.cached, cache_write_tokens=self.writes,
+            reasoning_tokens=self.reasoning,
             unusable_output_tokens=self.unusable,
             cost_usd=round(self.cost, 6) if self.cost_known else None,
             latency_s=self.latency if latency_digits is None
