@@ -5,8 +5,9 @@
     PYTHONPATH=tests python tests/helpers/provider_measurements.py caching [GAMES]
 
 `waste` plays GAMES (default 4) seeded `duel match` games of
-`llm:openai:gpt-5.4,reasoning_effort=xhigh` against random on a reasoning model's fake that needs ~40,000 reasoning tokens per move at xhigh
-(10,000 at medium, times 4, within +-50% per position), and prints the share of the LLM's output
+`llm:openai:gpt-5.4,reasoning_effort=xhigh` against random on a reasoning model's fake that
+needs ~40,000 reasoning tokens per move at xhigh (10,000 at medium, times 4, within +-50% per
+position), and prints the share of the LLM's output
 tokens spent on replies that were not played, per game and over all games (n games, with a
 bootstrap 95% CI over games). MAX_TOKENS, when given, is the spec's cap (`max_tokens=`). Run
 it with another duel on PYTHONPATH first to compare.
