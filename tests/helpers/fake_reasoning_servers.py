@@ -69,6 +69,8 @@ def anthropic_error(message: str) -> Scripted:
                      "request_id": "req_fake"}, 400)
 
 
+TOOLS_WITH_EFFORT = ("Function tools with reasoning_effort are not supported for {model} in "
+                     "/v1/chat/completions. Please use /v1/responses instead.")
 TOO_LARGE = ("max_tokens is too large: {sent}. This model supports at most {limit} completion "
              "tokens, whereas you provided {sent}.")
 # How much longer a model reasons at each effort than at medium, as a reasoning model's fake
@@ -84,12 +86,14 @@ class OpenAIReasoningModel:
     above) and `spread` varies it per position, uniformly within +-spread of it (the same for the
     same position); `max_output`, when set, is its output limit: a larger
     max_completion_tokens is refused as OpenAI refuses it. `effort` is what it takes when none
-    is sent."""
+    is sent; `tools_with_effort_refused`: function tools with a reasoning effort are refused, as
+    gpt-5.x refuses them on Chat Completions."""
 
     def __init__(self, reasoning: int = 600, hard: int = 0, hard_every: int = 5,
                  refused_efforts: tuple[str, ...] = (),
                  effort_scale: dict[str, float] | None = None, spread: float = 0.0,
-                 max_output: int | None = None, effort: str = "medium") -> None:
+                 max_output: int | None = None, effort: str = "medium",
+                 tools_with_effort_refused: bool = False) -> None:
         self.reasoning = reasoning
         self.hard = hard
         self.hard_every = hard_every
@@ -98,6 +102,8 @@ class OpenAIReasoningModel:
         self.spread = spread
         self.max_output = max_output
         self.effort = effort
+        # gpt-5.x on Chat Completions: function tools only without a reasoning effort
+        self.tools_with_effort_refused = tools_with_effort_refused
         self.calls = 0
         self.answered = 0
 
@@ -125,6 +131,9 @@ class OpenAIReasoningModel:
         if body.get("reasoning_effort") in self.refused_efforts:
             return openai_error(400, EFFORT.format(value=body["reasoning_effort"]),
                                 "reasoning_effort", "unsupported_value")
+        if self.tools_with_effort_refused and "tools" in body and body.get("reasoning_effort"):
+            return openai_error(400, TOOLS_WITH_EFFORT.format(model=body["model"]),
+                                "reasoning_effort", "unsupported_parameter")
         limit = body.get("max_completion_tokens") or 100_000
         if self.max_output is not None and limit > self.max_output:
             return openai_error(400, TOO_LARGE.format(sent=limit, limit=self.max_output),

@@ -127,13 +127,14 @@ def effective(base: Settings, endpoint: str, model: str) -> Settings:
 _NAMES: tuple[tuple[str, str], ...] = (
     ("tool_choice", r"tool[_ ]choice"),
     ("temperature", r"temperature"),
-    ("max_tokens", r"max_(?:completion_)?tokens"),
-    ("response_format", r"response[_ ]format"),
+    ("max_tokens", r"max_(?:completion_|output_)?tokens"),
+    ("response_format", r"response[_ ]format|text\.format"),
     ("reasoning_effort", r"reasoning[_.]effort|output_config\.effort"),
     ("tools", r"\btools\b"),
     ("thinking", r"\bthinking\b"),
 )
-_GROUP = {"max_completion_tokens": "max_tokens"}
+_GROUP = {"max_completion_tokens": "max_tokens", "max_output_tokens": "max_tokens",
+          "text": "response_format"}  # the Responses API's names
 _LIMIT = re.compile(r"(\d+)\s*>\s*(\d+)(?:\s*-\s*(\d+))?")
 _AT_MOST = re.compile(r"(?:at most|maximum of|up to)\s+(\d+)", re.IGNORECASE)
 _UNSUPPORTED = re.compile(r"unsupported|not supported|unrecognized|unknown|not allowed|"

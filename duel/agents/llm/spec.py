@@ -163,14 +163,29 @@ def _settings(defaults: Settings, fam: ModelFamily | None, params: dict[str, Any
                     None if effort is not None or thinking else _default_label(fam))
 
 
-def _provider(name: str, target: str, mode: str, base_url: str | None, timeout: float) -> Any:
+APIS = ("chat", "responses")
+
+
+def _provider(name: str, target: str, mode: str, base_url: str | None, timeout: float,
+              api: str = "") -> Any:
     example = DEFAULT_MODELS.get(name, "MODEL")
+    if api and name != "openai":
+        raise SpecError(f"llm:{name} takes no api=; it applies to llm:openai (OpenRouter and "
+                        "compatible servers speak Chat Completions)")
+    if api and api not in APIS:
+        raise SpecError(f"llm:openai: api must be chat or responses, got {api!r}")
     if name == "local":
         if target:
             raise SpecError("llm:local takes no model name (it is always the shipped model)")
         return LocalProvider(mode or "json_object", timeout)
     if not target:
         raise SpecError(f"llm:{name} needs a model, e.g. llm:{name}:{example}")
+    if name == "openai" and api == "responses":
+        from duel.agents.llm.responses import ResponsesProvider
+
+        fam = family(target)
+        return ResponsesProvider(target, _key("OPENAI_API_KEY", "openai"), base_url,
+                                 mode or "json_schema", timeout, fam is None or fam.reasons)
     if name == "openai":
         return OpenAIProvider("openai", target, _key("OPENAI_API_KEY", "openai"), base_url,
                               mode or "json_schema", timeout)
@@ -211,7 +226,8 @@ def parse_llm_spec(rest: str) -> LLMAgent:
     _check_reasoning(provider_name, params)
     base_url = params["base_url"] or None
     try:
-        provider = _provider(provider_name, target, params["mode"], base_url, params["timeout"])
+        provider = _provider(provider_name, target, params["mode"], base_url, params["timeout"],
+                             params["api"])
         fam = family(provider.model, provider_name)
         claude = _claude(fam, provider.model, params) if provider_name == "anthropic" else None
         constrain = params["constrain"] or "shape"
