@@ -159,7 +159,7 @@ def transcript_schema() -> dict[str, Any]:
             "variant": {"type": "string"}, "variant_hash": {"type": "string"},
             "attempt": {"type": "integer", "minimum": 1},
             "category": {"enum": ["OK", "ILLEGAL", "SCHEMA", "UNPARSABLE", "EMPTY",
-                                  "TRUNCATED", "TRANSPORT"]},
+                                  "TRUNCATED", "TRANSPORT", "REFUSAL"]},
             "raw": {"type": "string"}, "finish_reason": {"type": "string"},
             "input_tokens": count, "output_tokens": count, "cached_tokens": count,
             "cache_write_tokens": count,
@@ -170,6 +170,11 @@ def transcript_schema() -> dict[str, Any]:
             "max_tokens": {**count, "description": "the output limit sent on this call"},
             "cost_usd": cost, "latency_s": {"type": "number", "minimum": 0},
             "error": {"type": "string"},
+            "served_model": {"type": "string", "description": "the model (snapshot) that "
+                                                              "answered, as the reply names it"},
+            "request_id": {"type": "string", "description": "the provider's request id"},
+            "retry": {"type": "string", "description": "why the call before this one (the same "
+                                                       "request) got no reply"},
             "cost_source": {"enum": ["provider"],
                             "description": "cost_usd is what the provider billed (OpenRouter's "
                                            "usage.cost), not the price table's"}}}

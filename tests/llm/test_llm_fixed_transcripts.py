@@ -97,7 +97,8 @@ _PORT = re.compile(r"127\.0\.0\.1:\d+")
 _TIMES = ("latency_s", "seconds", "started_at", "duel_version")
 # Keys written since these files were: the totals' later keys, and the settings' record of the
 # provider's documented reasoning default.
-_ADDED = (*LATER_KEYS[2:], "default_reasoning", "thinking_request")
+_ADDED = (*LATER_KEYS[2:], "default_reasoning", "thinking_request", "served_model", "request_id",
+          "retry")
 _DEFAULT = " (provider default)"  # how a result names the default it played with, since then
 
 

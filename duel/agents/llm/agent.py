@@ -234,6 +234,7 @@ class LLMAgent(AskingSeat):
             stop=stop_after_attempt(self.transport_retries + 1),
             reraise=True)
         start = time.perf_counter()
+        previous: str | None = None  # why the last try got no reply: the next one says so
         try:
             async for try_ in retrying:
                 with try_:
@@ -241,11 +242,13 @@ class LLMAgent(AskingSeat):
                     try:
                         reply = await self._send(messages, attempt, conv)
                     except TransportError as exc:
-                        conv.calls.append(self._record(attempt, Category.TRANSPORT, None, start,
-                                                       str(exc), conv.budget))
+                        conv.calls.append(replace(self._record(
+                            attempt, Category.TRANSPORT, None, start, str(exc), conv.budget),
+                            retry=previous))
+                        previous = _why(exc)
                         raise
-                    conv.calls.append(self._record(attempt, Category.OK, reply, start, "",
-                                                   conv.budget))
+                    conv.calls.append(replace(self._record(
+                        attempt, Category.OK, reply, start, "", conv.budget), retry=previous))
                     return reply, ""
         except TransportError:
             return None, "transport"
@@ -327,6 +330,7 @@ class LLMAgent(AskingSeat):
                            cost_usd=cost(model, reply.input_tokens, reply.output_tokens,
                                          reply.cached_tokens, self.prices,
                                          reply.cache_write_tokens))
+            call = replace(call, served_model=reply.served_model, request_id=reply.request_id)
             if reply.billed_usd is not None:  # the provider's own bill beats the price table
                 call = replace(call, cost_usd=round(reply.billed_usd, 9), cost_source="provider")
         return call
@@ -337,6 +341,9 @@ class LLMAgent(AskingSeat):
         if reply.truncated or reply.finish_reason == "length":
             return Verdict(Category.TRUNCATED, None, f"your answer was cut off at {budget} "
                                                      "tokens; answer with the JSON object only")
+        if reply.refused:
+            return Verdict(Category.REFUSAL, None, "you declined to answer; this is a board "
+                                                   "game, and a move is all that is asked")
         obj = reply.structured
         if obj is None:
             if not reply.text.strip():
@@ -354,6 +361,15 @@ class LLMAgent(AskingSeat):
                 + "\n".join(f"- {line}" for line in valid_moves(legal))
                 + f"\nFor example: {json.dumps(legal[0].to_json())}\n"
                 'Answer again with only the JSON object {"move": ..., "moveData": {...}}.')
+
+
+def _why(exc: TransportError) -> str:
+    """What a retry of `exc`'s request says about the try before it."""
+    if "timed out" in str(exc):
+        return "after a timeout: the request was sent again from the start"
+    if exc.status is not None:
+        return f"after HTTP {exc.status}"
+    return "after a failed connection"
 
 
 def valid_moves(legal: list[Move]) -> list[str]:

@@ -2,7 +2,8 @@
 
 Its JSON form is the transcript's, byte for byte: the keys in the order duel has always written
 them. Records written by older duels lack the keys added since (``cache_write_tokens``, then
-``reasoning_tokens``, ``thinking`` and ``max_tokens``, then ``cost_source``); they read as None
+``reasoning_tokens``, ``thinking`` and ``max_tokens``, then ``cost_source``, ``served_model``,
+``request_id`` and ``retry``); they read as None
 and are left out again when written, so every record round-trips. Reading needs only what every
 version wrote and the totals sum (the category, tokens, cost and latency); ``cost_usd`` is
 written as null when the model has no price.
@@ -46,6 +47,9 @@ class LLMCall:
     max_tokens: int | None  # the output limit sent
     error: str | None = None  # why the call failed or its reply was refused
     cost_source: str | None = None  # "provider": cost_usd is the provider's bill (usage.cost)
+    served_model: str | None = None  # the model (snapshot) the reply names
+    request_id: str | None = None  # the provider's id of the request
+    retry: str | None = None  # why the previous try of the same request got no reply
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -85,7 +89,7 @@ _KIND: dict[str, str] = {
     "output_tokens": _INT, "cached_tokens": _INT, "cache_write_tokens": _INT,
     "reasoning_tokens": _INT, "cost_usd": "a number or null", "finish_reason": _TEXT,
     "raw": _TEXT, "thinking": _TEXT, "max_tokens": _INT, "error": _TEXT,
-    "cost_source": _TEXT,
+    "cost_source": _TEXT, "served_model": _TEXT, "request_id": _TEXT, "retry": _TEXT,
 }
 
 

@@ -52,6 +52,9 @@ class Reply:
     reasoning_tokens: int = 0
     thinking: str = ""  # the thinking text or reasoning summary the provider returned
     billed_usd: float | None = None  # what the provider says it billed (OpenRouter's usage.cost)
+    refused: bool = False  # the model declined to answer (a refusal, not an empty reply)
+    served_model: str | None = None  # the model (snapshot) the reply names
+    request_id: str | None = None  # the provider's id of the request
 
 
 class Provider(Protocol):
@@ -127,7 +130,10 @@ def _param(exc: Any) -> str | None:
 
 def _classify(exc: Exception, sdk: Any, who: str, model: str) -> Exception:
     """Map an SDK exception to TransportError, RequestError or LLMConfigError."""
-    if isinstance(exc, (sdk.APIConnectionError, sdk.APITimeoutError)):
+    if isinstance(exc, sdk.APITimeoutError):
+        return TransportError(f"{who}: timed out (no reply received, nothing recorded as "
+                              f"billed): {exc}")
+    if isinstance(exc, sdk.APIConnectionError):
         return TransportError(f"{who}: connection failed: {exc}")
     if isinstance(exc, sdk.APIStatusError):
         status = exc.status_code
@@ -257,7 +263,10 @@ class OpenAIProvider:
                      caching.cache_writes(usage), truncated=finish == "length", raw=raw,
                      reasoning_tokens=int(reasoning),
                      thinking=thinking if isinstance(thinking, str) else "",
-                     billed_usd=caching.billed_usd(usage))
+                     billed_usd=caching.billed_usd(usage),
+                     refused=bool(msg and getattr(msg, "refusal", None) and not msg.content
+                                  and not calls),
+                     served_model=served(resp)[0], request_id=served(resp)[1])
 
 
 class AnthropicProvider:
@@ -343,7 +352,9 @@ class AnthropicProvider:
         return Reply(text, structured, finish, u.input_tokens + cache_read + cache_write,
                      u.output_tokens, cache_read, cache_write,
                      truncated=finish in ("max_tokens", "model_context_window_exceeded"),
-                     raw=raw, reasoning_tokens=int(reasoning), thinking="\n\n".join(thinking))
+                     raw=raw, reasoning_tokens=int(reasoning), thinking="\n\n".join(thinking),
+                     refused=finish == "refusal" and structured is None,
+                     served_model=served(resp)[0], request_id=served(resp)[1])
 
 
 def anthropic_reasoning(s: Settings) -> dict[str, Any]:
@@ -363,6 +374,15 @@ def anthropic_reasoning(s: Settings) -> dict[str, Any]:
     if s.reasoning_effort is not None:
         out["output_config"] = {"effort": s.reasoning_effort}
     return out
+
+
+def served(resp: Any) -> tuple[str | None, str | None]:
+    """The model the reply names and the provider's request id (both SDKs keep it as
+    ``_request_id``, from the ``x-request-id`` / ``request-id`` header), where given."""
+    model = getattr(resp, "model", None)
+    request_id = getattr(resp, "_request_id", None) or getattr(resp, "id", None)
+    return (model if isinstance(model, str) and model else None,
+            request_id if isinstance(request_id, str) and request_id else None)
 
 
 def _loads(text: str) -> Any | None:

@@ -22,7 +22,14 @@ from typing import Any
 from duel.agents.llm import caching
 from duel.agents.llm.adapt import MODES, Settings
 from duel.agents.llm.models import ANSWER_TOKENS
-from duel.agents.llm.providers import TOOL_DESCRIPTION, TOOL_NAME, Reply, _classify, _loads
+from duel.agents.llm.providers import (
+    TOOL_DESCRIPTION,
+    TOOL_NAME,
+    Reply,
+    _classify,
+    _loads,
+    served,
+)
 from duel.agents.llm.schema import structured_schema
 from duel.errors import SpecError, TransportError
 
@@ -139,4 +146,5 @@ def reply(resp: Any, mode: str) -> Reply:
     return Reply(text, structured, finish, (usage.input_tokens or 0) if usage else 0,
                  (usage.output_tokens or 0) if usage else 0, int(cached),
                  truncated=truncated, raw=raw, reasoning_tokens=int(reasoning),
-                 thinking="\n\n".join(summary))
+                 thinking="\n\n".join(summary), refused=bool(refusals) and not said,
+                 served_model=served(resp)[0], request_id=served(resp)[1])
