@@ -3,6 +3,7 @@
     PYTHONPATH=tests python tests/helpers/provider_measurements.py waste [GAMES [MAX_TOKENS]]
 
     PYTHONPATH=tests python tests/helpers/provider_measurements.py caching [GAMES]
+    PYTHONPATH=tests python tests/helpers/provider_measurements.py projection [GAMES]
 
 `waste` plays GAMES (default 4) seeded `duel match` games of
 `llm:openai:gpt-5.4,reasoning_effort=xhigh` against random on a reasoning model's fake that
@@ -17,6 +18,8 @@ it with another duel on PYTHONPATH first to compare.
 a backend's prices 10% above the list), and prints the cached share of the input tokens of every
 call after each game's first, and duel's cost of the OpenRouter games against OpenRouter's
 usage.cost (and against the list price).
+
+`projection` compares `duel llm check`'s projection of a game with what GAMES games cost.
 """
 
 from __future__ import annotations
@@ -142,11 +145,34 @@ def _starts(played: list[list[dict[str, Any]]]) -> list[int]:
     return starts
 
 
+def projection(games: int) -> None:
+    """`duel llm check`'s projection of a game against what games then cost, on the Anthropic
+    caching fake (its first call writes the cache, later ones read it)."""
+    from duel.cli.llm import DECISIONS_PER_SEAT, check
+
+    os.environ.setdefault("ANTHROPIC_API_KEY", "sk-test")
+    with FakeLLMServer(AnthropicCache()) as server:
+        spec = f"llm:anthropic:claude-sonnet-4-6,base_url={server.url}"
+        found = check(spec, 0)
+    with FakeLLMServer(AnthropicCache()) as server:  # a cold cache, as a run starts
+        played = _games(f"llm:anthropic:claude-sonnet-4-6,base_url={server.url}", games)
+    costs = [sum(c["cost_usd"] for c in g) for g in played]
+    mean = sum(costs) / len(costs)
+    p = found["projection"]
+    old = found["cost_usd"] * DECISIONS_PER_SEAT
+    print(f"a game's cost: mean ${mean:.4f} over n={len(costs)} games (min ${min(costs):.4f}, "
+          f"max ${max(costs):.4f}); duel llm check projects ${p['cost_usd']:.4f} "
+          f"(${p['low_usd']:.4f}-${p['high_usd']:.4f}), {p['cost_usd'] / mean - 1:+.1%}; the "
+          f"cold call x {DECISIONS_PER_SEAT} said ${old:.4f}, {old / mean - 1:+.1%}")
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "waste"
     if what == "waste":
         waste(int(sys.argv[2]) if len(sys.argv) > 2 else 4,
               int(sys.argv[3]) if len(sys.argv) > 3 else None)
+    elif what == "projection":
+        projection(int(sys.argv[2]) if len(sys.argv) > 2 else 4)
     elif what == "caching":
         caching(int(sys.argv[2]) if len(sys.argv) > 2 else 4)
     else:
