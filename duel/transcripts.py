@@ -390,6 +390,7 @@ def check_result(t: Transcript, final: GameState) -> None:
 
 def _check_result(t: Transcript, final: GameState) -> None:
     from duel.agents.llm.accounting import llm_totals
+    from duel.agents.llm.totals import as_written
 
     f = t.footer
     if f is None:
@@ -431,15 +432,11 @@ def _check_result(t: Transcript, final: GameState) -> None:
             totals = llm_totals(m.get("details", {}) for m in t.moves if m.get("player") == s)
             written = f["totals"][str(s)]
             if totals is not None and isinstance(written, dict):
-                for key in _LATER_TOTALS:  # absent from files written before they were counted
-                    if key not in written:
-                        totals.pop(key, None)
+                # keys absent from files written before they were counted
+                totals = as_written(totals, written)
             if written != totals:
                 raise TranscriptError(f"result: field totals.{s} differs from the totals of "
                                       f"the recorded LLM calls ({totals})")
-
-
-_LATER_TOTALS = ("reasoning_tokens", "reasoning")
 
 
 def verified_result(t: Transcript) -> Result:

@@ -42,6 +42,7 @@ class Category(StrEnum):
     TRANSPORT = "TRANSPORT"  # no reply: connection, timeout, 429, 5xx (or a refused request)
     TRUNCATED = "TRUNCATED"  # cut off at the output limit (LLM)
     EMPTY = "EMPTY"  # nothing said (LLM)
+    REFUSAL = "REFUSAL"  # the model declined to answer (LLM: a refusal stop reason or part)
     REFUSED = "REFUSED"  # a 4xx other than 429 (HTTP)
     UNPARSABLE = "UNPARSABLE"  # no JSON object
     SCHEMA = "SCHEMA"  # not a well-formed move

@@ -29,13 +29,19 @@ LLM_PARAMS = {
                                       "the table knows take it and do not reason)"),
     "max_attempts": Param(int, 3, "attempts per move before the fallback"),
     "fallback": Param(str, "random", "after the last attempt: forfeit, random or rule"),
-    "max_tokens": Param(int, None, "output token limit per call (unset: the model table's, "
-                                   "16000 for reasoning models, 8192 for unknown ones)"),
+    "max_tokens": Param(int, None, "output token limit per call (unset: the model's limit "
+                                   "if it reasons, 1024 if not, 8192 for unknown ones)"),
     "reasoning_effort": Param(str, None, "none, minimal, low, medium, high, xhigh or max "
-                                         "(openai, compat, openrouter; unset: the model's)"),
-    "thinking": Param(int, None, "anthropic extended thinking budget in tokens (>= 1024)"),
+                                         "(anthropic: low, medium, high or max, as "
+                                         "output_config.effort; unset: the model's)"),
+    "thinking": Param(int, None, "anthropic extended thinking budget in tokens (>= 1024; "
+                                 "models that take a budget)"),
+    "thinking_form": Param(str, None, "anthropic, a model the table does not know: adaptive "
+                                      "(reasoning_effort=) or budget (thinking=N)"),
     "provider": Param(str, None, "openrouter: the one backend to play on (no fallback)"),
     "mode": Param(str, "", "structured output: json_schema, tool, json_object or text"),
+    "api": Param(str, "", "openai: chat (Chat Completions, the default) or responses (the "
+                          "Responses API: reasoning summaries, tools with reasoning)"),
     "base_url": Param(str, "", "API endpoint (openai, anthropic, openrouter)"),
     "concurrency": Param(int, 8, "concurrent calls to this endpoint"),
     "transport_retries": Param(int, 6, "retries of a failed connection, 429 or 5xx"),

@@ -28,6 +28,7 @@ from duel.words.narrate import move_text
 # 35.8 for rule against rule and 35.6 for random against random (28 to 40); the draft's picks
 # are calls too.
 DECISIONS_PER_SEAT = 35
+DECISIONS_RANGE = (28, 40)
 # A check should say quickly that an endpoint does not answer: at most this many retries of a
 # failed connection (or 429, 5xx) per attempt, whatever the spec's transport_retries.
 CHECK_TRANSPORT_RETRIES = 1
@@ -90,9 +91,38 @@ def check(spec: str, seed: int = 0) -> dict[str, Any]:
         "output_tokens": _sum(calls, "output_tokens"),
         "reasoning_tokens": _sum(calls, "reasoning_tokens"),
         "cost_usd": cost,
-        "projection": {"decisions": DECISIONS_PER_SEAT,
-                       "cost_usd": None if cost is None else round(cost * DECISIONS_PER_SEAT, 6)},
+        "projection": projection(agent, calls, cost),
     }
+
+
+def projection(agent: LLMAgent, calls: list[dict[str, Any]], cost: float | None
+               ) -> dict[str, Any]:
+    """One seat's whole game: this decision as measured (its first call may have been cold),
+    then warm calls: the last call's input with the rules text read from the provider's cache
+    (its tokens estimated as a quarter of its characters, at least what was read from the
+    cache already), and the same output, at the price table's prices. The range is the
+    number of decisions of one seat (DECISIONS_RANGE); a reasoning model's output varies per
+    move, which one call cannot measure."""
+    from duel.agents.llm.prices import cost as price
+
+    out: dict[str, Any] = {"decisions": DECISIONS_PER_SEAT, "cost_usd": None,
+                           "decisions_range": list(DECISIONS_RANGE), "low_usd": None,
+                           "high_usd": None, "warm_call_usd": None}
+    answered = [c for c in calls if c.get("category") != TRANSPORT]
+    if cost is None or not answered:
+        return out
+    last = answered[-1]
+    inp, output = int(last.get("input_tokens") or 0), int(last.get("output_tokens") or 0)
+    rules = len(agent.variant.system) // 4
+    cached = min(inp, max(int(last.get("cached_tokens") or 0), rules))
+    warm = price(agent.provider.model, inp, output, cached, agent.prices)
+    if warm is None:  # OpenRouter's own bill, for a model the table has no price for
+        return out
+    low, high = DECISIONS_RANGE
+    out.update(cost_usd=round(cost + (DECISIONS_PER_SEAT - 1) * warm, 6),
+               low_usd=round(cost + (low - 1) * warm, 6),
+               high_usd=round(cost + (high - 1) * warm, 6), warm_call_usd=round(warm, 8))
+    return out
 
 
 def _sum(calls: list[dict[str, Any]], key: str) -> int:
@@ -161,13 +191,19 @@ def report_text(r: dict[str, Any]) -> str:
         legality = f"legal at attempt {r['legal_at_attempt']} ({failed})"
     tokens = (f"{r['input_tokens']} in ({r['cached_tokens']} cached) / {r['output_tokens']} out"
               f" ({r['reasoning_tokens']} of them reasoning)")
+    p = r["projection"]
+    n = p["decisions"]
     if r["cost_usd"] is None:
         cost = "unknown price (no price for this model: add one with a DUEL_PRICES file)"
         projected = "unknown (no price)"
     else:
         cost = f"${r['cost_usd']:.4f} for this move"
-        projected = f"${r['projection']['cost_usd']:.4f}"
-    n = r["projection"]["decisions"]
+        projected = "unknown (no price to project warm calls with)" \
+            if p.get("cost_usd") is None else \
+            (f"${p['cost_usd']:.4f} projected (${p['low_usd']:.4f} to ${p['high_usd']:.4f} for "
+             f"{p['decisions_range'][0]} to {p['decisions_range'][1]} decisions): this move, "
+             f"then {n - 1} warm calls at ${p['warm_call_usd']:.6f} each (the rules text read "
+             "from the provider's cache; re-asks cost more)")
     lines = [
         f"duel llm check {r['spec']}",
         f"  position:    {r['position']}",
@@ -179,8 +215,7 @@ def report_text(r: dict[str, Any]) -> str:
         *([f"  tools:       {_tools_text(r['tool_calls'])}"] if r.get("tool_calls") else []),
         f"  tokens:      {tokens}",
         f"  cost:        {cost}",
-        f"  whole game:  {projected} projected: this move's cost x {n}, one seat's typical "
-        "number of decisions (re-asks cost more, cached prompts less)",
+        f"  whole game:  {projected}",
         f"OK: {r['spec']} answered with a legal move",
     ]
     return "\n".join(lines)

@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 from duel.errors import DuelError
 
 # The command groups, in the order `duel --help` lists them.
-GROUPS = ("game", "records", "llm", "analyse", "runs", "grade", "positions", "leaderboard",
-          "serve", "play", "mcp", "train", "bench")
+GROUPS = ("game", "records", "llm", "prices", "analyse", "runs", "grade", "positions",
+          "leaderboard", "serve", "play", "mcp", "train", "bench")
 
 
 def _version() -> str:

@@ -82,6 +82,8 @@ def unpriced_model(agent: Any) -> str | None:
     from duel.agents.llm.agent import LLMAgent  # loaded only where there is an LLM seat
 
     if isinstance(agent, LLMAgent):
+        if agent.provider.name == "openrouter":
+            return None  # OpenRouter states each call's cost (usage.cost)
         model = agent.provider.model
         if cost(model, 0, 0, 0) is None:
             return model
@@ -89,10 +91,12 @@ def unpriced_model(agent: Any) -> str | None:
 
 
 def _no_price(models: Iterable[str], where: str) -> UsageError:
-    names = ", ".join(sorted(set(models))) or "?"
-    return UsageError(f"--budget-usd: model {names} has no price ({where}), so the money a "
-                      "game costs is unknown and no budget can be kept; add its price with "
-                      "DUEL_PRICES=prices.json, or run without --budget-usd")
+    names = sorted(set(models)) or ["?"]
+    example = ", ".join(f'"{m}": {{"input": USD, "output": USD}}' for m in names)
+    return UsageError(f"--budget-usd: model {', '.join(names)} has no price ({where}), so no "
+                      f"budget can be kept; give its price per million tokens with "
+                      f"DUEL_PRICES=prices.json holding {{{example}}} (see duel prices), or run "
+                      "without --budget-usd")
 
 
 @dataclass

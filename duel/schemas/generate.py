@@ -174,7 +174,8 @@ def transcript_schema() -> dict[str, Any]:
             "variant": {"type": "string"}, "variant_hash": {"type": "string"},
             "attempt": {"type": "integer", "minimum": 1},
             "category": {"enum": ["OK", "ILLEGAL", "SCHEMA", "UNPARSABLE", "EMPTY",
-                                  "TRUNCATED", "TRANSPORT", "TOOLS", "TOOL_STEPS"]},
+                                  "TRUNCATED", "TRANSPORT", "TOOLS", "TOOL_STEPS",
+                                  "REFUSAL"]},
             "raw": {"type": "string"}, "finish_reason": {"type": "string"},
             "input_tokens": count, "output_tokens": count, "cached_tokens": count,
             "cache_write_tokens": count,
@@ -186,7 +187,15 @@ def transcript_schema() -> dict[str, Any]:
             "cost_usd": cost, "latency_s": {"type": "number", "minimum": 0},
             "error": {"type": "string"},
             "tool_calls": {"type": "array", "items": tool_call,
-                           "description": "tools=on: the tool calls this reply made"}}}
+                           "description": "tools=on: the tool calls this reply made"},
+            "served_model": {"type": "string", "description": "the model (snapshot) that "
+                                                              "answered, as the reply names it"},
+            "request_id": {"type": "string", "description": "the provider's request id"},
+            "retry": {"type": "string", "description": "why the call before this one (the same "
+                                                       "request) got no reply"},
+            "cost_source": {"enum": ["provider"],
+                            "description": "cost_usd is what the provider billed (OpenRouter's "
+                                           "usage.cost), not the price table's"}}}
     adaptation = {"type": "object", "required": ["parameter", "change", "reason"],
                   "properties": {k: {"type": "string"} for k in ("parameter", "change",
                                                                 "reason")}}
@@ -215,7 +224,10 @@ def transcript_schema() -> dict[str, Any]:
                      "mean_attempts", "fallbacks", "categories"],
         "properties": {
             "moves": count, "calls": count, "input_tokens": count, "output_tokens": count,
-            "cached_tokens": count, "reasoning_tokens": count, "reasoning": {"type": "string"},
+            "cached_tokens": count, "cache_write_tokens": count, "reasoning_tokens": count,
+            "unusable_output_tokens": {**count, "description": "output tokens of replies that "
+                                                               "were not played"},
+            "reasoning": {"type": "string"},
             "cost_usd": cost, "latency_s": {"type": "number"},
             "first_try_legal": {"type": "number", "minimum": 0, "maximum": 1},
             "legal_after_retries": {"type": "number", "minimum": 0, "maximum": 1},

@@ -87,8 +87,12 @@ def test_a_legal_move_reports_settings_tokens_cost_and_the_projection(
     assert "  tokens:      1200 in (1000 cached) / 20 out (0 of them reasoning)" in out
     cost = (200 * 0.15 + 1000 * 0.075 + 20 * 0.60) / 1e6
     assert f"  cost:        ${cost:.4f} for this move" in out
-    assert f"  whole game:  ${cost * DECISIONS_PER_SEAT:.4f} projected: this move's cost " \
-        f"x {DECISIONS_PER_SEAT}, one seat's typical number of decisions" in out
+    # then warm calls: the rules text (more than the fake's 1200 input tokens) from the cache
+    warm = (1200 * 0.075 + 20 * 0.60) / 1e6
+    game = cost + (DECISIONS_PER_SEAT - 1) * warm
+    assert f"  whole game:  ${game:.4f} projected (${cost + 27 * warm:.4f} to " \
+        f"${cost + 39 * warm:.4f} for 28 to 40 decisions): this move, then " \
+        f"{DECISIONS_PER_SEAT - 1} warm calls at ${warm:.6f} each" in out
     assert lines[-1] == f"OK: {openai_spec(openai_server)} answered with a legal move"
     assert len(openai_server.requests) == 1  # one real call
 
@@ -105,8 +109,12 @@ def test_json_names_the_same_findings_and_the_move_is_legal_in_the_position(
         (1, 1200, 1000, 20)
     assert r["reasoning_tokens"] == 0 and r["adaptations"] == [] and r["failed_attempts"] == []
     assert r["cost_usd"] == pytest.approx(0.000117)
-    assert r["projection"] == {"decisions": DECISIONS_PER_SEAT,
-                               "cost_usd": pytest.approx(0.000117 * DECISIONS_PER_SEAT)}
+    warm = (1200 * 0.075 + 20 * 0.60) / 1e6
+    assert r["projection"] == {
+        "decisions": DECISIONS_PER_SEAT, "decisions_range": [28, 40],
+        "cost_usd": pytest.approx(0.000117 + 34 * warm),
+        "low_usd": pytest.approx(0.000117 + 27 * warm),
+        "high_usd": pytest.approx(0.000117 + 39 * warm), "warm_call_usd": pytest.approx(warm)}
     assert r["latency_s"] >= 0 and isinstance(r["settings"], dict)
     assert report_text(r).splitlines()[0] == f"duel llm check {openai_spec(openai_server)}"
 

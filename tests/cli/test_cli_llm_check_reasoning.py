@@ -59,16 +59,27 @@ def test_an_openai_reasoning_model_with_high_effort(
 
 @pytest.mark.parametrize("model, extra, label", [
     ("claude-sonnet-4-6", ",thinking=2048", "thinking=2048"),
-    ("claude-sonnet-5-5", ",thinking=2048", "thinking=adaptive"),
+    ("claude-sonnet-5-5", ",reasoning_effort=medium", "reasoning_effort=medium"),
+    ("claude-sonnet-5-5", "", "reasoning_effort=high (provider default)"),
 ])
 def test_an_anthropic_model_that_thinks(server: FakeLLMServer,
                                         capsys: pytest.CaptureFixture[str], model: str,
                                         extra: str, label: str) -> None:
-    server.responder = AnthropicThinkingModel(thinks=700, fifth_generation="-5-" in model)
+    server.responder = AnthropicThinkingModel(thinks=700, fifth_generation="-5-" in model,
+                                              efforts=("low", "medium", "high", "max"))
     code, found, err = check(f"llm:anthropic:{model},base_url={server.url}{extra}", capsys)
     assert code == 0, err
     assert found["reasoning"] == label
     assert (found["calls"], found["reasoning_tokens"]) == (1, 700)
+
+
+def test_a_thinking_budget_on_an_adaptive_only_claude_exits_2_before_any_call(
+        server: FakeLLMServer, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = check(f"llm:anthropic:claude-sonnet-5-5,base_url={server.url},thinking=2048",
+                         capsys)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "set reasoning_effort=" in lines[0]
+    assert server.requests == []
 
 
 def test_a_refused_reasoning_effort_exits_2_naming_it(

@@ -33,6 +33,11 @@ THINKING_MAX_TOKENS = ("`max_tokens` must be greater than `thinking.budget_token
 ADAPTIVE_ONLY = ("thinking.type.enabled is not supported for this model. Use "
                  "thinking.type.adaptive and output_config.effort to control thinking behavior.")
 SAMPLING = "temperature is deprecated for this model; leave it at its default."
+NO_ADAPTIVE = ("thinking.type.adaptive is not supported for this model. Use thinking.type.enabled "
+               "with thinking.budget_tokens.")
+NO_EFFORT = "output_config.effort: this model does not support the effort parameter."
+BAD_EFFORT = ("output_config.effort: '{value}' is not supported for this model. Supported values: "
+              "{values}.")
 ANSWER = 40  # tokens of the visible answer
 
 
@@ -64,23 +69,57 @@ def anthropic_error(message: str) -> Scripted:
                      "request_id": "req_fake"}, 400)
 
 
+TOOLS_WITH_EFFORT = ("Function tools with reasoning_effort are not supported for {model} in "
+                     "/v1/chat/completions. Please use /v1/responses instead.")
+TOO_LARGE = ("max_tokens is too large: {sent}. This model supports at most {limit} completion "
+             "tokens, whereas you provided {sent}.")
+# How much longer a model reasons at each effort than at medium, as a reasoning model's fake
+# scales it (`effort_scale`): at xhigh a position needing 10,000 tokens at medium needs 40,000.
+EFFORT_SCALE = {"none": 0.0, "minimal": 0.1, "low": 0.3, "medium": 1.0, "high": 2.0,
+                "xhigh": 4.0, "max": 4.0}
+
+
 class OpenAIReasoningModel:
     """Reasons `reasoning` tokens before each answer (`hard` of them on every `hard_every`-th
-    call, more with a higher effort); `refused_efforts` are values it refuses outright."""
+    call, more with a higher effort); `refused_efforts` are values it refuses outright.
+    `effort_scale` (e.g. EFFORT_SCALE) scales the reasoning per effort (else: twice at high and
+    above) and `spread` varies it per position, uniformly within +-spread of it (the same for the
+    same position); `max_output`, when set, is its output limit: a larger
+    max_completion_tokens is refused as OpenAI refuses it. `effort` is what it takes when none
+    is sent; `tools_with_effort_refused`: function tools with a reasoning effort are refused, as
+    gpt-5.x refuses them on Chat Completions."""
 
     def __init__(self, reasoning: int = 600, hard: int = 0, hard_every: int = 5,
-                 refused_efforts: tuple[str, ...] = ()) -> None:
+                 refused_efforts: tuple[str, ...] = (),
+                 effort_scale: dict[str, float] | None = None, spread: float = 0.0,
+                 max_output: int | None = None, effort: str = "medium",
+                 tools_with_effort_refused: bool = False) -> None:
         self.reasoning = reasoning
         self.hard = hard
         self.hard_every = hard_every
         self.refused_efforts = refused_efforts
+        self.effort_scale = effort_scale
+        self.spread = spread
+        self.max_output = max_output
+        self.effort = effort
+        # gpt-5.x on Chat Completions: function tools only without a reasoning effort
+        self.tools_with_effort_refused = tools_with_effort_refused
         self.calls = 0
         self.answered = 0
 
     def wants(self, body: dict[str, Any]) -> int:
         base = self.hard if self.hard and self.answered % self.hard_every == 0 else \
             self.reasoning
-        return base * 2 if body.get("reasoning_effort") in ("high", "xhigh", "max") else base
+        effort = body.get("reasoning_effort") or (body.get("reasoning") or {}).get("effort") \
+            or self.effort
+        if self.spread:
+            first = json.dumps(next(m["content"] for m in body["messages"]
+                                    if m["role"] == "user"))
+            base = int(base * random.Random(zlib.crc32(first.encode())).uniform(
+                1 - self.spread, 1 + self.spread))
+        if self.effort_scale is not None:
+            return int(base * self.effort_scale[effort])
+        return base * 2 if effort in ("high", "xhigh", "max") else base
 
     def __call__(self, body: dict[str, Any]) -> Scripted:
         self.calls += 1
@@ -92,7 +131,13 @@ class OpenAIReasoningModel:
         if body.get("reasoning_effort") in self.refused_efforts:
             return openai_error(400, EFFORT.format(value=body["reasoning_effort"]),
                                 "reasoning_effort", "unsupported_value")
+        if self.tools_with_effort_refused and "tools" in body and body.get("reasoning_effort"):
+            return openai_error(400, TOOLS_WITH_EFFORT.format(model=body["model"]),
+                                "reasoning_effort", "unsupported_parameter")
         limit = body.get("max_completion_tokens") or 100_000
+        if self.max_output is not None and limit > self.max_output:
+            return openai_error(400, TOO_LARGE.format(sent=limit, limit=self.max_output),
+                                "max_tokens", "invalid_value")
         wants = self.wants(body)
         if limit < wants + ANSWER:  # still reasoning when the budget runs out
             return self.reply("", "length", limit, limit)
@@ -119,17 +164,27 @@ class OpenAIReasoningModel:
 
 
 class AnthropicThinkingModel:
-    """Thinks when asked to (`thinking` enabled), or always (`always_thinks`: a model whose
-    thinking is on by default). While thinking it refuses what Anthropic refuses; it answers
-    with the move tool on even calls and with a JSON move in its text on odd ones."""
+    """Thinks when asked to (`thinking` enabled or adaptive), or always (`always_thinks`: a
+    model whose thinking is on by default). While thinking it refuses what Anthropic refuses;
+    it answers with the move tool on even calls and with a JSON move in its text on odd ones.
+
+    As Claude models differ: `fifth_generation` (adaptive thinking only, and a forced tool or
+    a temperature refused whether it thinks or not), `adaptive_only` (Opus 4.7 and later:
+    a thinking budget refused), `adaptive` (takes adaptive thinking at all: Claude 4.6 on),
+    `efforts` (the `output_config.effort` values it takes; any other effort is refused),
+    `omits_thinking` (the thinking text is empty unless `display: "summarized"` is asked)."""
 
     def __init__(self, thinks: int = 700, always_thinks: bool = False,
-                 fifth_generation: bool = False) -> None:
+                 fifth_generation: bool = False, adaptive_only: bool = False,
+                 adaptive: bool = True, efforts: tuple[str, ...] = (),
+                 omits_thinking: bool = False) -> None:
         self.thinks = thinks
         self.always_thinks = always_thinks
-        # Claude's 5th generation: adaptive thinking only (a budget is refused), and a forced
-        # tool or a temperature is refused whether it thinks or not
         self.fifth_generation = fifth_generation
+        self.adaptive_only = adaptive_only or fifth_generation
+        self.adaptive = adaptive or self.adaptive_only
+        self.efforts = efforts
+        self.omits_thinking = omits_thinking
         self.calls = 0
         self.answered = 0
 
@@ -138,9 +193,15 @@ class AnthropicThinkingModel:
         config = body.get("thinking") or {}
         thinking = config.get("type") in ("enabled", "adaptive") or self.always_thinks
         choice = (body.get("tool_choice") or {}).get("type")
+        effort = (body.get("output_config") or {}).get("effort")
+        if config.get("type") == "enabled" and self.adaptive_only:
+            return anthropic_error(ADAPTIVE_ONLY)
+        if config.get("type") == "adaptive" and not self.adaptive:
+            return anthropic_error(NO_ADAPTIVE)
+        if effort is not None and effort not in self.efforts:
+            return anthropic_error(BAD_EFFORT.format(value=effort, values=", ".join(
+                self.efforts)) if self.efforts else NO_EFFORT)
         if self.fifth_generation:
-            if config.get("type") == "enabled":
-                return anthropic_error(ADAPTIVE_ONLY)
             if choice in ("tool", "any"):
                 return anthropic_error(FORCED_TOOL)
             if "temperature" in body:
@@ -158,8 +219,10 @@ class AnthropicThinkingModel:
         spent = 0
         if thinking:
             spent = self.thinks
+            shown = not self.omits_thinking or config.get("display") == "summarized"
             content.append({"type": "thinking", "signature": "c2lnbmF0dXJl",
-                            "thinking": f"Thinking about {move['move']}: it is legal here."})
+                            "thinking": f"Thinking about {move['move']}: it is legal here."
+                            if shown else ""})
         if "tools" in body and (not thinking or self.answered % 2 == 0):
             content.append({"type": "tool_use", "id": "toolu_1", "name": "play_move",
                             "input": move})

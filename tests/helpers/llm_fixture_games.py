@@ -24,6 +24,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -138,11 +139,19 @@ def write_game(path: Path, p1: Any, p2: Any) -> None:
         writer.close()
 
 
+def budget_then(agent: Any, max_tokens: int) -> Any:
+    """The output budget duel started a model at when the files were written (before models
+    that reason started at their output limit): the same records today, under the same spec."""
+    agent.base_settings = replace(agent.base_settings, max_tokens=max_tokens)
+    return agent
+
+
 def openai_vs_http(path: Path) -> None:
     with FakeLLMServer(Unreliable(OpenAIReasoningModel(reasoning=300),
                                   openai_faults())) as llm, serving(Bot(bot_faults())) as bot:
         p1 = make_agent(f"llm:openai:gpt-5-mini,base_url={llm.url}/v1,reasoning_effort=high,"
                         "backoff=0.01")
+        budget_then(p1, 16000)
         p2 = make_agent(f"http:{bot.url},agent=rule,max_attempts=2")
         write_game(path, p1, p2)
 
@@ -153,6 +162,7 @@ def compat_vs_anthropic(path: Path) -> None:
         p1 = make_agent(f"llm:compat:thinker@{compat.url}/v1,temperature=0,fallback=rule")
         p2 = make_agent(f"llm:anthropic:claude-sonnet-4-6,base_url={claude.url},"
                         "thinking=2048,fallback=forfeit")
+        budget_then(p2, 2048 + 1024)
         write_game(path, p1, p2)
 
 

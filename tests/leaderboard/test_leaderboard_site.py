@@ -108,7 +108,7 @@ def test_the_llm_s_money_legality_and_loss_are_its_games(site: Site) -> None:
     assert 0.7 < p["first_try_legal"] < 0.85  # every fifth call is refused and re-asked
     low, high = p["first_try_legal_ci"]
     assert low <= p["first_try_legal"] <= high
-    assert p["tokens_per_move"]["input"] > 1000 and p["reasoning"] == "default"
+    assert p["tokens_per_move"]["input"] > 1000 and p["reasoning"] == "no reasoning"  # gpt-4o-mini
     # the analyser's sidecars of two of its games
     sidecars = sorted(site.folders[5].glob("transcripts/*.analysis.json"))
     assert len(sidecars) == 2

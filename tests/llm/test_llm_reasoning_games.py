@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 from helpers.fake_llm_server import FakeLLMServer
 from helpers.fake_reasoning_servers import AnthropicThinkingModel, OpenAIReasoningModel
+from helpers.llm_seat import play_card_position
 
 from duel.agents.llm.accounting import llm_totals
+from duel.agents.llm.models import CLAUDE_EFFORTS
 from duel.cli import main
 from duel.transcripts import read, verified_result
 
@@ -40,14 +42,14 @@ def no_fallback(game: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("spec, adapted, label", [
     # duel's defaults on an unknown model: compat servers get max_tokens first
-    ("llm:compat:thinker@{url}/v1", ["max_tokens"], "default"),
+    ("llm:compat:thinker@{url}/v1", ["max_tokens"], "unknown (provider default)"),
     # the temperature the user set is dropped (and recorded), the effort is kept
     ("llm:compat:thinker@{url}/v1,temperature=0,reasoning_effort=high",
      ["max_tokens", "temperature"], "reasoning_effort=high"),
     # OpenAI's own endpoint already sends max_completion_tokens and no temperature
-    ("llm:openai:thinker,base_url={url}/v1", [], "default"),
-    # a model the table knows to reason: nothing to adapt
-    ("llm:openai:o4-mini,base_url={url}/v1", [], "default"),
+    ("llm:openai:thinker,base_url={url}/v1", [], "unknown (provider default)"),
+    # a model the table knows to reason: nothing to adapt; OpenAI's documented default named
+    ("llm:openai:o4-mini,base_url={url}/v1", [], "reasoning_effort=medium (provider default)"),
 ])
 def test_an_openai_reasoning_model_plays_a_whole_game(
         server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str,
@@ -67,18 +69,29 @@ def test_an_openai_reasoning_model_plays_a_whole_game(
     totals = game["totals"]
     assert totals["reasoning_tokens"] == sum(c["reasoning_tokens"] for c in game["calls"])
     assert totals["reasoning"] == label and f"reasoning {label}" in game["out"]
-    assert f"({totals['reasoning_tokens']} reasoning)" in game["out"]
-    if "reasoning_effort" in label:
+    assert f"({totals['reasoning_tokens']} reasoning; " in game["out"]
+    unusable = sum(c["output_tokens"] for c in game["calls"] if c["category"] != "OK")
+    assert totals["unusable_output_tokens"] == unusable
+    assert f"{unusable} on unusable replies" in game["out"]
+    if "reasoning_effort" in spec:
         assert server.requests[-1]["body"]["reasoning_effort"] == "high"
-    if "o4-mini" in spec:  # the table's reasoning budget is large enough for every move
-        assert {c["max_tokens"] for c in game["calls"]} == {16000}
+    else:  # nothing sent: the provider's default, which the label names
+        assert "reasoning_effort" not in server.requests[-1]["body"]
+    if "o4-mini" in spec:  # the table's model starts at its output limit: nothing is cut off
+        assert {c["max_tokens"] for c in game["calls"]} == {100_000}
         assert totals["cost_usd"] is not None and totals["categories"] == {"OK": len(game["moves"])}
-    else:  # the hard moves were cut off while reasoning and asked again with 16384
+        assert unusable == 0
+    else:  # the first hard move was cut off while reasoning and asked again with twice the
+        # budget (twice more at high effort), where every later call starts: each budget is
+        # cut off once in the whole game
         cut = [c for c in game["calls"] if c["category"] == "TRUNCATED"]
-        assert cut and all(c["reasoning_tokens"] == c["max_tokens"] and c["attempt"] == 1
-                           and "while reasoning" in c["error"] for c in cut)
-        assert {8192, 16384} <= {c["max_tokens"] for c in game["calls"]}
-        assert min(c["max_tokens"] for c in cut) == 8192
+        budgets = [c["max_tokens"] for c in cut]
+        assert budgets == [8192, 16384][:len(budgets)] and budgets
+        assert all(c["reasoning_tokens"] == c["max_tokens"] and c["attempt"] == 1
+                   and "while reasoning" in c["error"] for c in cut)
+        last = game["calls"].index(cut[-1])
+        assert {c["max_tokens"] for c in game["calls"][last + 1:]} == {2 * budgets[-1]}
+        assert unusable == sum(budgets)
         assert totals["cost_usd"] is None  # an unknown model: unknown price
 
 
@@ -119,7 +132,7 @@ def test_an_anthropic_model_plays_with_and_without_thinking(
     if thinking:
         assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
         assert body["tool_choice"] == {"type": "auto"} and "temperature" not in body
-        assert body["max_tokens"] == 2048 + 1024
+        assert body["max_tokens"] == 64000  # thinking: the model's output limit
         assert all(c["thinking"].startswith("Thinking about") and c["reasoning_tokens"] == 700
                    for c in game["calls"])
         # some answers came as text with a JSON move, not as a tool call
@@ -133,7 +146,7 @@ def test_an_anthropic_model_plays_with_and_without_thinking(
         assert body["tool_choice"] == {"type": "tool", "name": "play_move"}
         assert body["temperature"] == 0.0 and "thinking" not in body
         assert game["totals"]["reasoning_tokens"] == 0 and game["totals"]["reasoning"] == \
-            "default"
+            "thinking=off (provider default)"
 
 
 @pytest.mark.parametrize("model, adapted", [
@@ -157,14 +170,20 @@ def test_a_model_that_always_thinks_is_adapted_to_once(
     assert game["totals"]["calls"] == len(game["calls"])  # the refused requests are no calls
 
 
-@pytest.mark.parametrize("extra, label", [("", "default"), (",thinking=2048", "thinking=adaptive")])
-def test_a_fifth_generation_claude_plays_with_adaptive_thinking(
+@pytest.mark.parametrize("extra, effort, label", [
+    ("", None, "reasoning_effort=high (provider default)"),
+    (",reasoning_effort=low", "low", "reasoning_effort=low"),
+    (",reasoning_effort=max", "max", "reasoning_effort=max"),
+])
+def test_a_fifth_generation_claude_plays_with_adaptive_thinking_and_its_effort(
         server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: str,
-        label: str) -> None:
-    """claude-sonnet-5-5 refuses a thinking budget, a forced tool and a temperature: the table
-    knows, so nothing is refused and nothing adapted; thinking=N turns adaptive thinking on."""
+        effort: str | None, label: str) -> None:
+    """claude-sonnet-5-5 refuses a thinking budget, a forced tool and a temperature, and omits
+    its thinking text unless a summary is asked for: the table knows, so nothing is refused,
+    nothing adapted, every call's thinking is recorded, and the effort is output_config's."""
     server.responder = AnthropicThinkingModel(thinks=500, always_thinks=True,
-                                              fifth_generation=True)
+                                              fifth_generation=True, efforts=CLAUDE_EFFORTS,
+                                              omits_thinking=True)
     game = play(f"llm:anthropic:claude-sonnet-5-5,base_url={server.url}{extra}",
                 tmp_path / "c5.jsonl", capsys)
     no_fallback(game)
@@ -172,12 +191,73 @@ def test_a_fifth_generation_claude_plays_with_adaptive_thinking(
     assert all(r["body"].get("tool_choice") == {"type": "auto"} and "temperature" not in
                r["body"] for r in server.requests)
     body = server.requests[-1]["body"]
-    assert body.get("thinking") == ({"type": "adaptive"} if extra else None)
-    assert body["max_tokens"] == 16000  # it reasons anyway: room to think either way
-    assert game["totals"]["reasoning"] == label
+    assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
+    assert body.get("output_config") == ({"effort": effort} if effort else None)
+    assert body["max_tokens"] == 128000  # it reasons anyway: its output limit
+    assert game["totals"]["reasoning"] == label and f"reasoning {label}" in game["out"]
+    assert game["moves"][0]["settings"]["thinking_request"] == "adaptive, display summarized"
+    assert all(c["thinking"].startswith("Thinking about") for c in game["calls"])
     assert game["totals"]["reasoning_tokens"] == 500 * len(game["calls"])
     # $2 in, $0.20 cache read, $10 out per million tokens
     assert game["calls"][0]["cost_usd"] == pytest.approx((300 * 2 + 1200 * 0.2 + 540 * 10) / 1e6)
+
+
+def test_without_a_summary_asked_for_the_thinking_text_is_lost(server: FakeLLMServer) -> None:
+    """The fake's omission is real: a request without display gets empty thinking blocks."""
+    model = AnthropicThinkingModel(always_thinks=True, fifth_generation=True,
+                                   omits_thinking=True)
+    view, _ = play_card_position()
+    from helpers.fake_reasoning_servers import ADAPTIVE_ONLY
+
+    turn = {"role": "user", "content": "you are player2 " + json.dumps(view)}
+    bare = model({"messages": [turn], "max_tokens": 2000, "tools": [{}],
+                  "tool_choice": {"type": "auto"}, "thinking": {"type": "adaptive"}})
+    assert bare.body["content"][0] == {"type": "thinking", "signature": "c2lnbmF0dXJl",
+                                       "thinking": ""}
+    refused = model({"messages": [turn], "max_tokens": 4000,
+                     "thinking": {"type": "enabled", "budget_tokens": 2048}})
+    assert refused.status == 400 and refused.body["error"]["message"] == ADAPTIVE_ONLY
+
+
+@pytest.mark.parametrize("model, extra", [
+    ("claude-opus-4-7", ",reasoning_effort=high"),  # once matched claude-opus-4: a 400 mid-run
+    ("claude-opus-9", ",thinking_form=adaptive,reasoning_effort=medium"),  # unknown to the table
+])
+def test_an_adaptive_only_claude_thinks_with_effort_and_records_its_summaries(
+        server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], model: str,
+        extra: str) -> None:
+    server.responder = AnthropicThinkingModel(thinks=400, adaptive_only=True,
+                                              efforts=CLAUDE_EFFORTS, omits_thinking=True)
+    game = play(f"llm:anthropic:{model},base_url={server.url}{extra}", tmp_path / "o.jsonl",
+                capsys)
+    no_fallback(game)
+    assert game["adaptations"] == []
+    body = server.requests[-1]["body"]
+    effort = extra.rpartition("=")[2]
+    assert body["thinking"] == {"type": "adaptive", "display": "summarized"}
+    assert body["output_config"] == {"effort": effort}
+    assert body["tool_choice"] == {"type": "auto"} and "temperature" not in body
+    assert game["totals"]["reasoning"] == f"reasoning_effort={effort}"
+    assert all(c["thinking"] for c in game["calls"]) and game["calls"]
+
+
+def test_claude_4_6_takes_an_effort_with_adaptive_thinking_and_a_budget_as_before(
+        server: FakeLLMServer) -> None:
+    import random
+
+    from helpers.llm_seat import anthropic_agent
+
+    server.responder = AnthropicThinkingModel(thinks=300, efforts=CLAUDE_EFFORTS[:3])
+    view, legal = play_card_position()
+    anthropic_agent(server, ",reasoning_effort=medium").choose(view, legal, random.Random(0))
+    body = server.requests[-1]["body"]
+    # its thinking text is shown by default: no display asked for
+    assert body["thinking"] == {"type": "adaptive"} and body["output_config"] == {
+        "effort": "medium"}
+    anthropic_agent(server, ",thinking=2048").choose(view, legal, random.Random(0))
+    body = server.requests[-1]["body"]
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert "output_config" not in body
 
 
 def test_a_reasoning_effort_the_model_refuses_stops_the_run(

@@ -162,12 +162,22 @@ def test_the_one_builder_gives_what_main_s_two_gave_to_the_last_bit(
     per_game = []
     for decisions in games:
         mine = llm_totals(decisions)
+        if mine is not None:  # counted since main's code: cache writes, unplayed replies
+            assert mine.pop("cache_write_tokens") == sum(
+                c.get("cache_write_tokens") or 0 for d in decisions if d.get("llm")
+                for c in d["llm"]["calls"])
+            assert mine.pop("unusable_output_tokens") == sum(
+                c["output_tokens"] for d in decisions if d.get("llm")
+                for c in d["llm"]["calls"] if c["category"] != "OK")
         assert json.dumps(mine) == json.dumps(main_llm_totals(decisions))
         per_game.append(mine)
         if mine is not None and len(per_game) % 2:  # as an older line has them
             del mine["reasoning_tokens"], mine["reasoning"]
             assert LLMTotals.from_json(mine).to_json() == mine
     combined, theirs = combine(per_game), main_combine(per_game)
+    # lines that did not count them (all, as main wrote them): the sum does not know them
+    for key in ("unusable_output_tokens", "cache_write_tokens"):
+        assert combined.pop(key, None) == (0 if all(g is None for g in per_game) else None)
     assert {k: v for k, v in combined.items() if k != "categories"} == theirs
     assert all(json.dumps(combined[k]) == json.dumps(v) for k, v in theirs.items())
     assert sum(combined["categories"].values()) == combined["calls"]

@@ -100,7 +100,11 @@ def test_a_refusal_is_recorded_and_reasked(server: FakeLLMServer) -> None:
     refusal.body["choices"][0]["message"]["refusal"] = "I can't help with that."
     server.enqueue(refusal, openai_reply(json.dumps(legal[0].to_json())))
     calls = openai_agent(server).choose(view, legal, random.Random(0)).details["llm"]["calls"]
-    assert calls[0]["category"] == "UNPARSABLE" and calls[0]["raw"] == "I can't help with that."
+    # a refusal is its own category, not an unparsable or empty reply
+    assert calls[0]["category"] == "REFUSAL" and calls[0]["raw"] == "I can't help with that."
+    assert "declined to answer" in calls[0]["error"] and calls[1]["category"] == "OK"
+    reask = server.requests[1]["body"]["messages"][-1]["content"]
+    assert "declined to answer" in reask
 
 
 def test_fallback_after_the_last_attempt_is_recorded(server: FakeLLMServer) -> None:
@@ -221,3 +225,36 @@ def test_deeply_nested_replies_do_not_crash() -> None:
                      get_variant("baseline"), "llm:s", max_attempts=3)
     d = agent.choose(view, legal, random.Random(0))
     assert d.move in legal and d.details["llm"]["fallback"] == "random"
+
+
+def test_an_anthropic_refusal_stop_reason_is_a_refusal(server: FakeLLMServer) -> None:
+    from helpers.fake_llm_server import anthropic_reply
+    from helpers.llm_seat import anthropic_agent
+
+    view, legal = play_card_position()
+    server.enqueue(anthropic_reply(text="I won't.", stop="refusal"),
+                   anthropic_reply(legal[0].to_json()))
+    calls = anthropic_agent(server).choose(view, legal, random.Random(0)).details["llm"]["calls"]
+    assert [c["category"] for c in calls] == ["REFUSAL", "OK"]
+    assert calls[0]["finish_reason"] == "refusal"
+
+
+def test_each_call_records_the_served_model_and_the_request_id(server: FakeLLMServer) -> None:
+    view, legal = play_card_position()
+    reply = openai_reply(json.dumps(legal[0].to_json()))
+    reply.body["model"] = "gpt-4o-mini-2024-07-18"
+    reply.headers["x-request-id"] = "req_abc123"
+    server.enqueue(reply)
+    call = openai_agent(server).choose(view, legal, random.Random(0)).details["llm"]["calls"][0]
+    assert call["served_model"] == "gpt-4o-mini-2024-07-18" and call["request_id"] == "req_abc123"
+
+
+def test_a_retry_after_a_timeout_says_so(server: FakeLLMServer) -> None:
+    view, legal = play_card_position()
+    server.delay = 0.6
+    server.responder = lambda body: openai_reply(json.dumps(legal[0].to_json()))
+    agent = openai_agent(server, ",timeout=0.3,transport_retries=1")
+    calls = agent.choose(view, legal, random.Random(0)).details["llm"]["calls"]
+    assert [c["category"] for c in calls[:2]] == ["TRANSPORT", "TRANSPORT"]
+    assert "timed out" in calls[0]["error"] and "retry" not in calls[0]
+    assert calls[1]["retry"] == "after a timeout: the request was sent again from the start"

@@ -46,19 +46,29 @@ class Settings:
     provider_pin: str | None = None
     tool_choice: str = "forced"  # forced or auto, in tool mode
     max_output: int | None = None
-    adaptive_thinking: bool = False  # thinking on a model that sizes it itself (no budget)
+    # Anthropic: adaptive thinking sent ({"type": "adaptive"}, the model sizes it), and the
+    # thinking display asked for ("summarized" where the model omits the text by default)
+    adaptive_thinking: bool = False
+    thinking_display: str | None = None
+    # The reasoning a result is labelled with when neither reasoning option is set: the
+    # provider's documented default for the model, "unknown (provider default)" if duel does
+    # not know it. None: not looked up (a provider's bare defaults, a test's).
+    default_reasoning: str | None = None
 
     def reasons(self) -> bool:
         return bool(self.reasoning_effort and self.reasoning_effort != "none") or \
-            bool(self.thinking)
+            bool(self.thinking) or self.adaptive_thinking
 
     def public(self, provider: str, model: str) -> dict[str, Any]:
         """The effective settings as a transcript and `LLMAgent.settings()` show them."""
         d = asdict(self)
-        d.pop("max_output")
-        d.pop("adaptive_thinking")
-        if self.adaptive_thinking and self.thinking:
-            d["thinking"] = "adaptive"
+        for key in ("max_output", "adaptive_thinking", "thinking_display"):
+            d.pop(key)
+        if self.default_reasoning is None:
+            d.pop("default_reasoning")
+        if self.adaptive_thinking:
+            d["thinking_request"] = "adaptive" + (
+                f", display {self.thinking_display}" if self.thinking_display else "")
         return {"provider": provider, "model": model, **d}
 
 
@@ -94,9 +104,12 @@ def learn(endpoint: str, model: str, changes: dict[str, Any]) -> bool:
 
 
 def forget() -> None:
-    """Drop everything learned (a fresh process; tests)."""
+    """Drop everything learned, the grown output budgets too (a fresh process; tests)."""
+    from duel.agents.llm import budgets
+
     with _lock:
         _learned.clear()
+    budgets.forget()
 
 
 def effective(base: Settings, endpoint: str, model: str) -> Settings:
@@ -114,13 +127,14 @@ def effective(base: Settings, endpoint: str, model: str) -> Settings:
 _NAMES: tuple[tuple[str, str], ...] = (
     ("tool_choice", r"tool[_ ]choice"),
     ("temperature", r"temperature"),
-    ("max_tokens", r"max_(?:completion_)?tokens"),
-    ("response_format", r"response[_ ]format"),
-    ("reasoning_effort", r"reasoning[_.]effort"),
+    ("max_tokens", r"max_(?:completion_|output_)?tokens"),
+    ("response_format", r"response[_ ]format|text\.format"),
+    ("reasoning_effort", r"reasoning[_.]effort|output_config\.effort"),
     ("tools", r"\btools\b"),
     ("thinking", r"\bthinking\b"),
 )
-_GROUP = {"max_completion_tokens": "max_tokens"}
+_GROUP = {"max_completion_tokens": "max_tokens", "max_output_tokens": "max_tokens",
+          "text": "response_format"}  # the Responses API's names
 _LIMIT = re.compile(r"(\d+)\s*>\s*(\d+)(?:\s*-\s*(\d+))?")
 _AT_MOST = re.compile(r"(?:at most|maximum of|up to)\s+(\d+)", re.IGNORECASE)
 _UNSUPPORTED = re.compile(r"unsupported|not supported|unrecognized|unknown|not allowed|"

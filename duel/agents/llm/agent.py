@@ -16,8 +16,11 @@ Two things happen before an attempt counts, and spend none:
 - a request refused for a parameter duel can change is adapted and sent again (adapt.py);
 - a reply cut off while the model was still reasoning (reasoning tokens or thinking text, or
   nothing said) is recorded as TRUNCATED and the same question is asked again with twice the
-  output budget, up to TRUNCATION_GROWTH (4) times the move's starting budget and never above the
+  output budget, up to TRUNCATION_GROWTH (4) times the spec's budget and never above the
   model's output limit (models.py). Only a reply cut off at that cap is the attempt's failure.
+  The grown budget is where the model's later calls start, in this game and the rest of the
+  run (budgets.py): a model that reasons starts at its output limit anyway, so this only
+  matters under a user's cap or for a model the table does not know.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from duel.agents.attempts import (
     Verdict,
     Wording,
 )
-from duel.agents.llm import limits, runner
+from duel.agents.llm import budgets, limits, runner
 from duel.agents.llm.accounting import reasoning_label
 from duel.agents.llm.adapt import Settings, adapt, effective, learn
 from duel.agents.llm.calls import LLMCall
@@ -85,7 +88,7 @@ class _Conversation(ConversationBase):
             {"role": "user", "content": agent.variant.turn_message(view, priced)}]
         self.calls: list[LLMCall] = []
         self.adaptations: list[dict[str, str]] = []
-        self.budget = agent.effective_settings().max_tokens
+        self.budget = budgets.start(agent.budget_key(), agent.effective_settings().max_tokens)
         # the structured output's schema, if not the full one
         self.schema = legal_move_schema(legal) if agent.constrain == "legal" else None
         self.reply: Reply | None = None
@@ -191,6 +194,11 @@ class LLMAgent(AskingSeat):
         """The settings calls are sent with now (after adaptation), as the transcript shows."""
         return self.effective_settings().public(self.provider.name, self.provider.model)
 
+    def budget_key(self) -> tuple[str, str, str]:
+        """Whose output budgets are remembered together (budgets.py)."""
+        return self.endpoint, self.provider.model, reasoning_label(self.base_settings.public(
+            self.provider.name, self.provider.model))
+
     def reasoning_label(self) -> str:
         """The reasoning setting this agent's results are played with."""
         return reasoning_label(self.settings())
@@ -220,6 +228,7 @@ class LLMAgent(AskingSeat):
         if conv.budget >= cap:
             return False
         grown = min(cap, conv.budget * 2)
+        budgets.remember(self.budget_key(), grown)
         conv.calls[-1].category = Category.TRUNCATED.value
         conv.calls[-1].error = (f"cut off at {conv.budget} tokens while reasoning "
                                    f"({reply.reasoning_tokens} reasoning tokens); asked again "
@@ -237,6 +246,7 @@ class LLMAgent(AskingSeat):
             stop=stop_after_attempt(self.transport_retries + 1),
             reraise=True)
         start = time.perf_counter()
+        previous: str | None = None  # why the last try got no reply: the next one says so
         try:
             async for try_ in retrying:
                 with try_:
@@ -244,11 +254,13 @@ class LLMAgent(AskingSeat):
                     try:
                         reply = await self._send(messages, attempt, conv)
                     except TransportError as exc:
-                        conv.calls.append(self._record(attempt, Category.TRANSPORT, None, start,
-                                                       str(exc), conv.budget))
+                        conv.calls.append(replace(self._record(
+                            attempt, Category.TRANSPORT, None, start, str(exc), conv.budget),
+                            retry=previous))
+                        previous = _why(exc)
                         raise
-                    conv.calls.append(self._record(attempt, Category.OK, reply, start, "",
-                                                   conv.budget))
+                    conv.calls.append(replace(self._record(
+                        attempt, Category.OK, reply, start, "", conv.budget), retry=previous))
                     return reply, ""
         except TransportError:
             return None, "transport"
@@ -314,8 +326,10 @@ class LLMAgent(AskingSeat):
             latency_s=round(time.perf_counter() - start, 3),
             input_tokens=0, output_tokens=0, cached_tokens=0, cache_write_tokens=0,
             reasoning_tokens=0,
-            # a call that returned nothing costs nothing, if the model has a price at all
-            cost_usd=cost(model, 0, 0, 0, self.prices), finish_reason="", raw="", thinking="",
+            # a call that returned nothing costs nothing, if the model has a price at all (on
+            # OpenRouter, which bills each reply itself, always)
+            cost_usd=0.0 if self.provider.name == "openrouter"
+            else cost(model, 0, 0, 0, self.prices), finish_reason="", raw="", thinking="",
             max_tokens=_limit(budget, self.effective_settings()), error=error or None)
         if reply is not None:
             # reasoning tokens are inside output_tokens (both providers bill them as output),
@@ -329,6 +343,9 @@ class LLMAgent(AskingSeat):
                            cost_usd=cost(model, reply.input_tokens, reply.output_tokens,
                                          reply.cached_tokens, self.prices,
                                          reply.cache_write_tokens))
+            call = replace(call, served_model=reply.served_model, request_id=reply.request_id)
+            if reply.billed_usd is not None:  # the provider's own bill beats the price table
+                call = replace(call, cost_usd=round(reply.billed_usd, 9), cost_source="provider")
         return call
 
     def _check(self, reply: Reply, budget: int) -> Verdict | Any:
@@ -337,6 +354,9 @@ class LLMAgent(AskingSeat):
         if reply.truncated or reply.finish_reason == "length":
             return Verdict(Category.TRUNCATED, None, f"your answer was cut off at {budget} "
                                                      "tokens; answer with the JSON object only")
+        if reply.refused:
+            return Verdict(Category.REFUSAL, None, "you declined to answer; this is a board "
+                                                   "game, and a move is all that is asked")
         obj = reply.structured
         if obj is None:
             if not reply.text.strip():
@@ -354,6 +374,15 @@ class LLMAgent(AskingSeat):
                 + "\n".join(f"- {line}" for line in valid_moves(legal))
                 + f"\nFor example: {json.dumps(legal[0].to_json())}\n"
                 'Answer again with only the JSON object {"move": ..., "moveData": {...}}.')
+
+
+def _why(exc: TransportError) -> str:
+    """What a retry of `exc`'s request says about the try before it."""
+    if "timed out" in str(exc):
+        return "after a timeout: the request was sent again from the start"
+    if exc.status is not None:
+        return f"after HTTP {exc.status}"
+    return "after a failed connection"
 
 
 def valid_moves(legal: list[Move]) -> list[str]:

@@ -2,12 +2,12 @@
 
 Its JSON form is the transcript's, byte for byte: the keys in the order duel has always written
 them. Records written by older duels lack the keys added since (``cache_write_tokens``, then
-``reasoning_tokens``, ``thinking`` and ``max_tokens``, then ``tool_calls``); they read as None
-and are left out again when written, so every record round-trips. ``tool_calls`` is there when
-the seat plays with ``tools=on``: the tool calls the reply made (`ToolCall`), an empty list for a
-reply that made none. Reading needs only what every version wrote and the
-totals sum (the category, tokens, cost and latency); ``cost_usd`` is written as null when the
-model has no price.
+``reasoning_tokens``, ``thinking`` and ``max_tokens``, then ``tool_calls``, ``cost_source``,
+``served_model``, ``request_id`` and ``retry``); they read as None and are left out again when
+written, so every record round-trips. ``tool_calls`` is there when the seat plays with
+``tools=on``: the tool calls the reply made (`ToolCall`), an empty list for a reply that made
+none. Reading needs only what every version wrote and the totals sum (the category, tokens, cost
+and latency); ``cost_usd`` is written as null when the model has no price.
 """
 
 from __future__ import annotations
@@ -49,6 +49,10 @@ class LLMCall:
     max_tokens: int | None  # the output limit sent
     error: str | None = None  # why the call failed or its reply was refused
     tool_calls: list[ToolCall] | None = None  # tools=on: the tool calls the reply made
+    cost_source: str | None = None  # "provider": cost_usd is the provider's bill (usage.cost)
+    served_model: str | None = None  # the model (snapshot) the reply names
+    request_id: str | None = None  # the provider's id of the request
+    retry: str | None = None  # why the previous try of the same request got no reply
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -96,6 +100,7 @@ _KIND: dict[str, str] = {
     "output_tokens": _INT, "cached_tokens": _INT, "cache_write_tokens": _INT,
     "reasoning_tokens": _INT, "cost_usd": "a number or null", "finish_reason": _TEXT,
     "raw": _TEXT, "thinking": _TEXT, "max_tokens": _INT, "error": _TEXT,
+    "cost_source": _TEXT, "served_model": _TEXT, "request_id": _TEXT, "retry": _TEXT,
 }
 
 

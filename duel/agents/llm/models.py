@@ -18,6 +18,13 @@ import re
 from dataclasses import dataclass
 
 PRICES_READ = "2026-11-25"
+OPENAI_PRICING = "https://openai.com/api/pricing/"
+ANTHROPIC_PRICING = "https://docs.claude.com/en/docs/about-claude/pricing"
+# Anthropic's documented cache multipliers for Claude 4: reads at 0.1x input, 5-minute writes at
+# 1.25x. The 5th generation publishes its own cache-read prices, and they are not 0.1x
+# everywhere (Opus 5.5 reads at $0.20, Fable 5.1 at $0.25): an entry whose cache prices were not
+# read off the page says so in its note, and `duel prices` shows it.
+DERIVED_CACHE = "cache prices derived (reads 0.1x, writes 1.25x input), not read off the page"
 
 # The models named in the README, the spec errors and the examples.
 DEFAULT_MODELS = {"openai": "gpt-5-mini", "anthropic": "claude-sonnet-5-5",
@@ -25,13 +32,18 @@ DEFAULT_MODELS = {"openai": "gpt-5-mini", "anthropic": "claude-sonnet-5-5",
 
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 THINKING_MIN = 1024  # Anthropic's smallest thinking budget
+# Anthropic's effort levels (`output_config.effort`); "high" is its documented default.
+CLAUDE_EFFORTS = ("low", "medium", "high", "max")
 
-# Output budgets (max_tokens) when the spec does not set one.
+# Output budgets (max_tokens) when the spec does not set one. An output limit is only a cap on
+# spending (tokens are billed as generated), so a model that reasons starts at its documented
+# limit: a reply cut off while reasoning is paid for and thrown away, a generous cap costs
+# nothing. A model that does not reason keeps a short cap, against a runaway reply.
 ANSWER_TOKENS = 1024      # a move's JSON and a few words, for models that do not reason
-REASONING_TOKENS = 16000  # room to think first, for models that always reason
-UNKNOWN_TOKENS = 8192     # a model the table does not know may reason: generous
+UNKNOWN_TOKENS = 8192     # a model the table does not know (no documented limit) may reason
 # A reply cut off while the model was still reasoning is asked again with twice the budget,
-# then four times, never more than TRUNCATION_GROWTH times the start nor the model's limit.
+# then four times, never more than TRUNCATION_GROWTH times the start nor the model's limit; the
+# grown budget is where the model's later calls start (budgets.py).
 TRUNCATION_GROWTH = 4
 
 
@@ -48,48 +60,90 @@ class ModelFamily:
     max_output: int
     thinking: bool = False  # Anthropic extended thinking on request (thinking=N)
     prices: dict[str, float] | None = None
-    # Claude's 5th generation decides how long to think ("adaptive" thinking): it refuses a
-    # thinking budget (thinking=N then turns adaptive thinking on, N only sizes max_tokens),
-    # refuses a forced tool and any non-default temperature.
+    # Adaptive thinking only (Claude Opus 4.7 and later, the 5th generation): the model decides
+    # how long to think and refuses a thinking budget (thinking=N is refused at the start;
+    # reasoning_effort= sets the effort). The 5th generation also refuses a forced tool and any
+    # non-default temperature (forced_tool False, reasons True).
     adaptive: bool = False
     forced_tool: bool = True
+    # Anthropic: takes adaptive thinking ({"type": "adaptive"}; Claude 4.6 and later, the only
+    # form from Opus 4.7 on), the `output_config.effort` values it takes (reasoning_effort=),
+    # and whether it omits the thinking text unless asked for a summary (Opus 4.7 and later).
+    adaptive_ok: bool = False
+    efforts: tuple[str, ...] = ()
+    omits_thinking: bool = False
+    # The provider's documented reasoning when the spec sets none, as a result is labelled:
+    # "reasoning_effort=medium", "thinking=off", "none" (it cannot reason); None: not known.
+    default_reasoning: str | None = None
+    # Where the prices come from: the page, the day they were read, and what was not read there
+    price_source: str = ""
+    price_checked: str = ""
+    price_note: str = ""
 
 
 def _openai(prefix: str, reasons: bool, context: int, max_output: int, inp: float, out: float,
-            cached: float) -> ModelFamily:
+            cached: float, default: str | None = None) -> ModelFamily:
     return ModelFamily(prefix, "openai", reasons, not reasons, "max_completion_tokens",
                        "json_schema", True, context, max_output,
-                       prices={"input": inp, "output": out, "cached_input": cached})
+                       prices={"input": inp, "output": out, "cached_input": cached,
+                               "cache_write_input": inp},  # OpenAI bills no cache writes
+                       default_reasoning=default if reasons else "none",
+                       price_source=OPENAI_PRICING, price_checked=PRICES_READ)
 
 
-def _claude(prefix: str, max_output: int, inp: float, out: float,
-            context: int = 200_000) -> ModelFamily:
+def _claude(prefix: str, max_output: int, inp: float, out: float, context: int = 200_000,
+            efforts: tuple[str, ...] = (), adaptive_ok: bool = False) -> ModelFamily:
+    """Claude 4: thinking off unless asked for; a budget (thinking=N) on every one of them,
+    adaptive thinking and effort on the later ones."""
     return ModelFamily(prefix, "anthropic", False, True, "max_tokens", "tool", True, context,
-                       max_output, thinking=True,
+                       max_output, thinking=True, adaptive_ok=adaptive_ok, efforts=efforts,
+                       default_reasoning="thinking=off",
                        prices={"input": inp, "output": out, "cached_input": round(inp / 10, 4),
-                               "cache_write_input": round(inp * 1.25, 4)})
+                               "cache_write_input": round(inp * 1.25, 4)},
+                       price_source=ANTHROPIC_PRICING, price_checked=PRICES_READ)
 
 
-def _claude5(prefix: str, inp: float, out: float) -> ModelFamily:
-    """Claude's 5th generation: 1M context, 128K output, adaptive thinking (on by default)."""
+def _claude_adaptive(prefix: str, max_output: int, context: int) -> ModelFamily:
+    """Claude Opus 4.7 and later 4.x: adaptive thinking only (a budget is a 400), off unless
+    asked for, its text omitted unless a summary is asked for."""
+    return ModelFamily(prefix, "anthropic", False, True, "max_tokens", "tool", True, context,
+                       max_output, thinking=True, adaptive=True, adaptive_ok=True,
+                       efforts=CLAUDE_EFFORTS, omits_thinking=True,
+                       default_reasoning="thinking=off")
+
+
+def _claude5(prefix: str, inp: float | None, out: float | None,
+             cache_read: float | None = None) -> ModelFamily:
+    """Claude's 5th generation: 1M context, 128K output, adaptive thinking only and on by
+    default at effort high, its text omitted unless a summary is asked for. `cache_read`: the
+    published cache-read price, where it was read (else derived, and noted as such)."""
+    prices = None if inp is None or out is None else {
+        "input": inp, "output": out,
+        "cached_input": cache_read if cache_read is not None else round(inp / 10, 4),
+        "cache_write_input": round(inp * 1.25, 4)}
+    note = "" if prices is None else DERIVED_CACHE if cache_read is None else \
+        "cache writes derived (1.25x input), not read off the page"
     return ModelFamily(prefix, "anthropic", True, False, "max_tokens", "tool", True, 1_000_000,
                        128_000, thinking=True, adaptive=True, forced_tool=False,
-                       prices={"input": inp, "output": out, "cached_input": round(inp / 10, 4),
-                               "cache_write_input": round(inp * 1.25, 4)})
+                       adaptive_ok=True, efforts=CLAUDE_EFFORTS, omits_thinking=True,
+                       default_reasoning="reasoning_effort=high", prices=prices,
+                       price_source=ANTHROPIC_PRICING if prices else "",
+                       price_checked=PRICES_READ if prices else "", price_note=note)
+
 
 
 FAMILIES: tuple[ModelFamily, ...] = (
     _openai("gpt-5.5", True, 1_000_000, 128_000, 5.00, 30.00, 0.50),
     _openai("gpt-5.4", True, 400_000, 128_000, 2.50, 15.00, 0.25),
     _openai("gpt-5.4-mini", True, 400_000, 128_000, 0.75, 4.50, 0.075),
-    _openai("gpt-5.2", True, 400_000, 128_000, 1.75, 14.00, 0.175),
-    _openai("gpt-5", True, 400_000, 128_000, 1.25, 10.00, 0.125),
-    _openai("gpt-5-mini", True, 400_000, 128_000, 0.25, 2.00, 0.025),
-    _openai("gpt-5-nano", True, 400_000, 128_000, 0.05, 0.40, 0.005),
-    _openai("gpt-5.1", True, 400_000, 128_000, 1.25, 10.00, 0.125),
-    _openai("o3", True, 200_000, 100_000, 2.00, 8.00, 0.50),
-    _openai("o3-mini", True, 200_000, 100_000, 1.10, 4.40, 0.55),
-    _openai("o4-mini", True, 200_000, 100_000, 1.10, 4.40, 0.275),
+    _openai("gpt-5.2", True, 400_000, 128_000, 1.75, 14.00, 0.175, "reasoning_effort=none"),
+    _openai("gpt-5", True, 400_000, 128_000, 1.25, 10.00, 0.125, "reasoning_effort=medium"),
+    _openai("gpt-5-mini", True, 400_000, 128_000, 0.25, 2.00, 0.025, "reasoning_effort=medium"),
+    _openai("gpt-5-nano", True, 400_000, 128_000, 0.05, 0.40, 0.005, "reasoning_effort=medium"),
+    _openai("gpt-5.1", True, 400_000, 128_000, 1.25, 10.00, 0.125, "reasoning_effort=none"),
+    _openai("o3", True, 200_000, 100_000, 2.00, 8.00, 0.50, "reasoning_effort=medium"),
+    _openai("o3-mini", True, 200_000, 100_000, 1.10, 4.40, 0.55, "reasoning_effort=medium"),
+    _openai("o4-mini", True, 200_000, 100_000, 1.10, 4.40, 0.275, "reasoning_effort=medium"),
     _openai("gpt-4.1", False, 1_047_576, 32_768, 2.00, 8.00, 0.50),
     _openai("gpt-4.1-mini", False, 1_047_576, 32_768, 0.40, 1.60, 0.10),
     _openai("gpt-4.1-nano", False, 1_047_576, 32_768, 0.10, 0.40, 0.025),
@@ -97,13 +151,17 @@ FAMILIES: tuple[ModelFamily, ...] = (
     _openai("gpt-4o-mini", False, 128_000, 16_384, 0.15, 0.60, 0.075),
     _claude5("claude-sonnet-5-5", 2.00, 10.00),
     _claude5("claude-sonnet-5", 2.00, 10.00),
-    _claude5("claude-opus-5-5", 4.00, 20.00),
+    _claude5("claude-opus-5-5", 4.00, 20.00, cache_read=0.20),
     _claude5("claude-opus-5", 5.00, 25.00),
-    _claude5("claude-fable-5-1", 10.00, 50.00),
+    _claude5("claude-fable-5-1", 10.00, 50.00, cache_read=0.25),
     _claude5("claude-fable-5-2", 8.00, 40.00),
-    _claude("claude-opus-4-6", 128_000, 5.00, 25.00),
-    _claude("claude-sonnet-4-6", 64_000, 3.00, 15.00),
-    _claude("claude-opus-4-5", 64_000, 5.00, 25.00),
+    _claude5("claude-haiku-5-5", None, None),  # no published price read: unknown
+    _claude_adaptive("claude-opus-4-8", 128_000, 1_000_000),  # no published price read
+    _claude_adaptive("claude-opus-4-7", 128_000, 1_000_000),  # no published price read
+    _claude("claude-opus-4-6", 128_000, 5.00, 25.00, efforts=CLAUDE_EFFORTS, adaptive_ok=True),
+    _claude("claude-sonnet-4-6", 64_000, 3.00, 15.00, efforts=CLAUDE_EFFORTS[:3],
+            adaptive_ok=True),
+    _claude("claude-opus-4-5", 64_000, 5.00, 25.00, efforts=CLAUDE_EFFORTS[:3]),
     _claude("claude-sonnet-4-5", 64_000, 3.00, 15.00),
     _claude("claude-haiku-4-5", 64_000, 1.00, 5.00),
     _claude("claude-opus-4-1", 32_000, 15.00, 75.00),
@@ -113,9 +171,18 @@ FAMILIES: tuple[ModelFamily, ...] = (
 
 # The shipped local model (llama.cpp on loopback, its context as duel starts it): free.
 LOCAL = ModelFamily("local", "local", False, True, "max_tokens", "tool", True, 16_384, 16_384,
-                    prices={"input": 0.0, "output": 0.0, "cached_input": 0.0})
+                    prices={"input": 0.0, "output": 0.0, "cached_input": 0.0},
+                    default_reasoning="none", price_note="the shipped model on this machine")
 
 _SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
+
+
+def table_name(model: str) -> str:
+    """The name the table knows `model` by: without OpenRouter's ``vendor/`` part, and with
+    OpenRouter's dotted Claude versions as Anthropic spells them (``claude-sonnet-4.6`` is
+    ``claude-sonnet-4-6``)."""
+    name = model.rpartition("/")[2]
+    return name.replace(".", "-") if name.startswith("claude-") else name
 
 
 def undated(model: str) -> str:
@@ -124,29 +191,34 @@ def undated(model: str) -> str:
 
 
 def family(model: str, provider: str = "") -> ModelFamily | None:
-    """The family of `model` (longest prefix wins), or None if the table does not know it."""
+    """The family of `model` (longest prefix wins), or None if the table does not know it. A
+    Claude entry is its own name and its dated snapshots only: the version follows the name
+    (``claude-opus-4-7`` is not ``claude-opus-4``, and takes another thinking request)."""
     if provider == "local":
         return LOCAL
-    name = model.rpartition("/")[2]  # OpenRouter's vendor/model
+    name = table_name(model)
     best: ModelFamily | None = None
     for fam in FAMILIES:
-        if name.startswith(fam.prefix) and (best is None or len(fam.prefix) > len(best.prefix)):
+        if not name.startswith(fam.prefix):
+            continue
+        if fam.provider == "anthropic" and undated(name) != fam.prefix:
+            continue
+        if best is None or len(fam.prefix) > len(best.prefix):
             best = fam
     return best
 
 
-def default_max_tokens(fam: ModelFamily | None, thinking: int | None) -> int:
-    """The output budget when the spec sets none: room for the thinking budget and an answer,
-    room to reason for a reasoning model, a short answer otherwise (within the model's limit)."""
-    if thinking:
-        budget = thinking + ANSWER_TOKENS
-        if fam is not None and fam.reasons:  # it thinks anyway: room to, whatever N says
-            budget = max(budget, REASONING_TOKENS)
-    elif fam is None:
-        budget = UNKNOWN_TOKENS
-    else:
-        budget = REASONING_TOKENS if fam.reasons else ANSWER_TOKENS
-    return min(budget, fam.max_output) if fam is not None else budget
+def default_max_tokens(fam: ModelFamily | None, thinking: int | None,
+                       reasons: bool = False) -> int:
+    """The output budget when the spec sets none: the model's documented output limit when it
+    reasons (always, or as the spec asks: `thinking`, `reasons`), a short answer otherwise;
+    for a model the table does not know, UNKNOWN_TOKENS (room for the thinking budget and an
+    answer if one is set)."""
+    if fam is None:
+        return max(UNKNOWN_TOKENS, thinking + ANSWER_TOKENS) if thinking else UNKNOWN_TOKENS
+    if fam.reasons or thinking or reasons:
+        return fam.max_output
+    return min(ANSWER_TOKENS, fam.max_output)
 
 
 def listed_prices() -> dict[str, dict[str, float]]:

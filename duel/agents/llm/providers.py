@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from duel.agents.llm import caching
 from duel.agents.llm.adapt import MODES, Settings
 from duel.agents.llm.models import ANSWER_TOKENS
 from duel.agents.llm.schema import structured_schema
@@ -64,6 +65,10 @@ class Reply:
     # conversation sends it back (the provider's own message form, thinking blocks included).
     tool_calls: list[ToolUse] = field(default_factory=list)
     message: dict[str, Any] | None = None
+    billed_usd: float | None = None  # what the provider says it billed (OpenRouter's usage.cost)
+    refused: bool = False  # the model declined to answer (a refusal, not an empty reply)
+    served_model: str | None = None  # the model (snapshot) the reply names
+    request_id: str | None = None  # the provider's id of the request
 
 
 class Provider(Protocol):
@@ -141,7 +146,10 @@ def _param(exc: Any) -> str | None:
 
 def _classify(exc: Exception, sdk: Any, who: str, model: str) -> Exception:
     """Map an SDK exception to TransportError, RequestError or LLMConfigError."""
-    if isinstance(exc, (sdk.APIConnectionError, sdk.APITimeoutError)):
+    if isinstance(exc, sdk.APITimeoutError):
+        return TransportError(f"{who}: timed out (no reply received, nothing recorded as "
+                              f"billed): {exc}")
+    if isinstance(exc, sdk.APIConnectionError):
         return TransportError(f"{who}: connection failed: {exc}")
     if isinstance(exc, sdk.APIStatusError):
         status = exc.status_code
@@ -219,10 +227,11 @@ class OpenAIProvider:
                 extra["provider"] = {"order": [s.provider_pin], "allow_fallbacks": False}
         elif s.reasoning_effort is not None:
             kwargs["reasoning_effort"] = s.reasoning_effort
+        kwargs.update(caching.request_options(self.name, system))
         if extra:
             kwargs["extra_body"] = extra
         try:
-            chat: Any = [{"role": "system", "content": system}, *messages]
+            chat: Any = [caching.system_message(self.name, self.model, system), *messages]
             resp = await self._client.chat.completions.create(
                 model=self.model, messages=chat, **kwargs)
         except Exception as exc:  # noqa: BLE001 - mapped to our three kinds, or re-raised
@@ -284,9 +293,14 @@ class OpenAIProvider:
         return Reply(text, structured, finish,
                      (usage.prompt_tokens or 0) if usage else 0,
                      (usage.completion_tokens or 0) if usage else 0, cached,
-                     truncated=finish == "length", raw=raw, reasoning_tokens=int(reasoning),
+                     caching.cache_writes(usage), truncated=finish == "length", raw=raw,
+                     reasoning_tokens=int(reasoning),
                      thinking=thinking if isinstance(thinking, str) else "",
-                     tool_calls=uses, message=message)
+                     tool_calls=uses, message=message,
+                     billed_usd=caching.billed_usd(usage),
+                     refused=bool(msg and getattr(msg, "refusal", None) and not msg.content
+                                  and not calls),
+                     served_model=served(resp)[0], request_id=served(resp)[1])
 
 
 class AnthropicProvider:
@@ -323,10 +337,7 @@ class AnthropicProvider:
                 kwargs["temperature"] = temperature
             else:
                 kwargs["extra_body"] = {"temperature": temperature}
-        if s.thinking and s.adaptive_thinking:
-            kwargs["thinking"] = {"type": "adaptive"}  # these models refuse a budget
-        elif s.thinking:
-            kwargs["thinking"] = {"type": "enabled", "budget_tokens": s.thinking}
+        kwargs.update(anthropic_reasoning(s))
         if tools is not None:
             kwargs["tools"] = tools
             kwargs["tool_choice"] = {"type": "auto"}
@@ -390,7 +401,9 @@ class AnthropicProvider:
                      truncated=finish in ("max_tokens", "model_context_window_exceeded"),
                      raw=raw, reasoning_tokens=int(reasoning), thinking="\n\n".join(thinking),
                      tool_calls=uses,
-                     message={"role": "assistant", "content": blocks} if uses else None)
+                     message={"role": "assistant", "content": blocks} if uses else None,
+                     refused=finish == "refusal" and structured is None,
+                     served_model=served(resp)[0], request_id=served(resp)[1])
 
 
 def _block(block: Any) -> dict[str, Any]:
@@ -406,6 +419,34 @@ def _block(block: Any) -> dict[str, Any]:
         return {"type": "redacted_thinking", "data": block.data}
     dumped: dict[str, Any] = block.model_dump(exclude_none=True)
     return dumped
+
+
+def anthropic_reasoning(s: Settings) -> dict[str, Any]:
+    """Anthropic's reasoning parameters for `s`: a thinking budget (`thinking=N`) or adaptive
+    thinking, with the display asked for where the model omits the text by default, and the
+    effort (`reasoning_effort=`) as `output_config.effort`."""
+    out: dict[str, Any] = {}
+    thinking: dict[str, Any] | None = None
+    if s.thinking:
+        thinking = {"type": "enabled", "budget_tokens": s.thinking}
+    elif s.adaptive_thinking:
+        thinking = {"type": "adaptive"}
+    if thinking is not None:
+        if s.thinking_display:
+            thinking["display"] = s.thinking_display
+        out["thinking"] = thinking
+    if s.reasoning_effort is not None:
+        out["output_config"] = {"effort": s.reasoning_effort}
+    return out
+
+
+def served(resp: Any) -> tuple[str | None, str | None]:
+    """The model the reply names and the provider's request id (both SDKs keep it as
+    ``_request_id``, from the ``x-request-id`` / ``request-id`` header), where given."""
+    model = getattr(resp, "model", None)
+    request_id = getattr(resp, "_request_id", None) or getattr(resp, "id", None)
+    return (model if isinstance(model, str) and model else None,
+            request_id if isinstance(request_id, str) and request_id else None)
 
 
 def _loads(text: str) -> Any | None:

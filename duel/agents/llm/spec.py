@@ -15,6 +15,8 @@ from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent
 from duel.agents.llm.local import LOCAL_DEFAULTS, LocalProvider
 from duel.agents.llm.models import (
+    ANSWER_TOKENS,
+    CLAUDE_EFFORTS,
     DEFAULT_MODELS,
     REASONING_EFFORTS,
     THINKING_MIN,
@@ -33,7 +35,8 @@ from duel.errors import PromptError, SpecError
 from duel.prompts import get_variant
 
 PROVIDERS = ("openai", "anthropic", "openrouter", "compat", "local")
-_EFFORT_PROVIDERS = ("openai", "compat", "openrouter")
+_EFFORT_PROVIDERS = ("openai", "anthropic", "compat", "openrouter")
+THINKING_FORMS = ("adaptive", "budget")
 
 
 def _key(env: str, provider: str) -> str:
@@ -59,8 +62,7 @@ def _check_reasoning(provider: str, params: dict[str, Any]) -> None:
             raise SpecError(f"llm: reasoning_effort must be one of "
                             f"{', '.join(REASONING_EFFORTS)}, got {effort!r}")
         if provider not in _EFFORT_PROVIDERS:
-            hint = " (use thinking=N)" if provider == "anthropic" else ""
-            raise SpecError(f"llm:{provider} takes no reasoning_effort{hint}; it applies to "
+            raise SpecError(f"llm:{provider} takes no reasoning_effort; it applies to "
                             f"llm:{', llm:'.join(_EFFORT_PROVIDERS)}")
     if thinking is not None:
         if provider != "anthropic":
@@ -75,42 +77,116 @@ def _check_reasoning(provider: str, params: dict[str, Any]) -> None:
                             "takes no temperature while it thinks)")
     if params["provider"] is not None and provider != "openrouter":
         raise SpecError(f"llm:{provider} takes no provider=; it applies to llm:openrouter")
+    form = params["thinking_form"]
+    if form is not None:
+        if provider != "anthropic":
+            raise SpecError(f"llm:{provider} takes no thinking_form; it applies to llm:anthropic")
+        if form not in THINKING_FORMS:
+            raise SpecError(f"llm: thinking_form must be adaptive or budget, got {form!r}")
 
 
-def _settings(defaults: Settings, fam: ModelFamily | None, params: dict[str, Any]) -> Settings:
-    """What calls are sent with: the spec's options, the rest from the model table."""
+def _claude(fam: ModelFamily | None, model: str, params: dict[str, Any]) -> ModelFamily:
+    """How a Claude model takes thinking and effort: the table's entry, or for a model it does
+    not know the spec's thinking_form (needed only when a reasoning option is set). SpecErrors
+    name the option to set, before any money is spent."""
+    effort, thinking, form = params["reasoning_effort"], params["thinking"], params["thinking_form"]
+    if fam is not None and form is not None:
+        raise SpecError(f"llm:anthropic: thinking_form is for a model duel's table does not "
+                        f"know; it knows {model} ({fam.prefix})")
+    if fam is None:
+        if form is None and (effort is not None or thinking is not None):
+            option = "reasoning_effort" if effort is not None else "thinking"
+            raise SpecError(
+                f"llm:anthropic: duel's model table does not know {model}, so not how it takes "
+                f"{option}; add thinking_form=adaptive (Claude Opus 4.7 and later, the 5th "
+                "generation: reasoning_effort=low|medium|high|max) or thinking_form=budget "
+                "(earlier models: thinking=N)")
+        adaptive = form == "adaptive"
+        fam = ModelFamily(model, "anthropic", False, True, "max_tokens", "tool", True, 0, 0,
+                          thinking=True, adaptive=adaptive, adaptive_ok=adaptive,
+                          efforts=CLAUDE_EFFORTS if adaptive else (), omits_thinking=adaptive)
+    if effort is not None and effort not in fam.efforts:
+        if not fam.efforts:
+            raise SpecError(f"llm:anthropic: {model} takes no reasoning_effort (Anthropic's "
+                            "output_config.effort); use thinking=N for extended thinking")
+        raise SpecError(f"llm:anthropic: {model} takes reasoning_effort "
+                        f"{', '.join(fam.efforts)}, got {effort!r}")
+    if thinking is not None and fam.adaptive:
+        raise SpecError(f"llm:anthropic: {model} takes no thinking budget (adaptive thinking "
+                        f"only); set reasoning_effort={'|'.join(fam.efforts)} instead")
+    return fam
+
+
+def _default_label(fam: ModelFamily | None) -> str:
+    """What a result is labelled with when the spec sets no reasoning option."""
+    if fam is None or fam.default_reasoning is None:
+        return "unknown (provider default)"
+    if fam.default_reasoning == "none":
+        return "no reasoning"
+    return f"{fam.default_reasoning} (provider default)"
+
+
+def _settings(defaults: Settings, fam: ModelFamily | None, params: dict[str, Any],
+              claude: ModelFamily | None = None) -> Settings:
+    """What calls are sent with: the spec's options, the rest from the model table (`claude`:
+    how a Claude model takes thinking, from _claude)."""
     thinking: int | None = params["thinking"]
+    effort = params["reasoning_effort"]
+    # Adaptive thinking is sent for an effort, and on a model that thinks anyway (so that the
+    # thinking text can be asked for as a summary); never with a budget.
+    adaptive = claude is not None and claude.adaptive_ok and not thinking and (
+        effort is not None or claude.reasons)
+    display = "summarized" if claude is not None and claude.omits_thinking and (
+        adaptive or thinking) else None
     temperature: float | None = params["temperature"]
+    if temperature is not None and adaptive:
+        raise SpecError("llm:anthropic: temperature cannot be set with reasoning_effort "
+                        "(Anthropic takes no temperature while it thinks)")
     if temperature is None and fam is not None and fam.takes_temperature and not fam.reasons \
-            and not thinking:
+            and not thinking and not adaptive:
         temperature = 0.0  # reproducible play, for models that take it
     max_tokens: int = params["max_tokens"] if params["max_tokens"] is not None \
-        else default_max_tokens(fam, thinking)
+        else default_max_tokens(fam, thinking, effort not in (None, "none") or adaptive)
     if max_tokens < 1:
         raise SpecError(f"llm: max_tokens must be at least 1, got {max_tokens}")
     if thinking:
-        max_tokens = max(max_tokens, default_max_tokens(fam, thinking))
+        max_tokens = max(max_tokens, thinking + ANSWER_TOKENS)  # room for an answer
         if fam is not None and thinking >= fam.max_output:
             raise SpecError(f"llm: thinking={thinking} leaves no room for an answer under "
                             f"{fam.prefix}'s output limit of {fam.max_output} tokens")
     if fam is not None:
         max_tokens = min(max_tokens, fam.max_output)
     return Settings(defaults.mode, temperature, defaults.token_param, max_tokens,
-                    params["reasoning_effort"], thinking, params["provider"],
-                    "auto" if thinking or (fam is not None and not fam.forced_tool)
+                    effort, thinking, params["provider"],
+                    "auto" if thinking or adaptive or (fam is not None and not fam.forced_tool)
                     else "forced",
-                    fam.max_output if fam is not None else None,
-                    bool(thinking and fam is not None and fam.adaptive))
+                    fam.max_output if fam is not None else None, adaptive, display,
+                    None if effort is not None or thinking else _default_label(fam))
 
 
-def _provider(name: str, target: str, mode: str, base_url: str | None, timeout: float) -> Any:
+APIS = ("chat", "responses")
+
+
+def _provider(name: str, target: str, mode: str, base_url: str | None, timeout: float,
+              api: str = "") -> Any:
     example = DEFAULT_MODELS.get(name, "MODEL")
+    if api and name != "openai":
+        raise SpecError(f"llm:{name} takes no api=; it applies to llm:openai (OpenRouter and "
+                        "compatible servers speak Chat Completions)")
+    if api and api not in APIS:
+        raise SpecError(f"llm:openai: api must be chat or responses, got {api!r}")
     if name == "local":
         if target:
             raise SpecError("llm:local takes no model name (it is always the shipped model)")
         return LocalProvider(mode or "json_object", timeout)
     if not target:
         raise SpecError(f"llm:{name} needs a model, e.g. llm:{name}:{example}")
+    if name == "openai" and api == "responses":
+        from duel.agents.llm.responses import ResponsesProvider
+
+        fam = family(target)
+        return ResponsesProvider(target, _key("OPENAI_API_KEY", "openai"), base_url,
+                                 mode or "json_schema", timeout, fam is None or fam.reasons)
     if name == "openai":
         return OpenAIProvider("openai", target, _key("OPENAI_API_KEY", "openai"), base_url,
                               mode or "json_schema", timeout)
@@ -179,10 +255,12 @@ def parse_llm_spec(rest: str) -> LLMAgent:
     _check_reasoning(provider_name, params)
     base_url = params["base_url"] or None
     try:
-        provider = _provider(provider_name, target, params["mode"], base_url, params["timeout"])
+        provider = _provider(provider_name, target, params["mode"], base_url, params["timeout"],
+                             params["api"])
         fam = family(provider.model, provider_name)
+        claude = _claude(fam, provider.model, params) if provider_name == "anthropic" else None
         constrain = params["constrain"] or "shape"
-        settings = _settings(provider_defaults(provider), fam, params)
+        settings = _settings(provider_defaults(provider), fam, params, claude)
         if constrain == "legal" and (provider_name not in ("local", "compat")
                                      or provider.mode not in ("json_object", "tool")):
             # a grammar from the schema: OpenAI's strict mode and Anthropic's tools want an

@@ -4,8 +4,9 @@ line), and those summed over many games (the tournament and grading reports).
 :class:`LLMTotals` is the one type and its two builders are the one place totals are made:
 :meth:`LLMTotals.of_decisions` from the calls a seat's decisions recorded, :meth:`LLMTotals.
 combine` from games' totals; both run the same :class:`_Tally`. The JSON form is the files', byte
-for byte: lines written before reasoning was counted have no ``reasoning_tokens`` and
-``reasoning`` and keep none (they read as None).
+for byte: lines written before reasoning (then the output of unusable replies) was counted have
+no ``reasoning_tokens`` and ``reasoning`` (``unusable_output_tokens``) and keep none (they read
+as None).
 """
 
 from __future__ import annotations
@@ -21,27 +22,43 @@ DEFAULT_REASONING = "default"  # the label of games recorded before results name
 # Keys always present, then those an older line may lack (None: absent, or an unknown price).
 _NUMBERS = ("moves", "calls", "input_tokens", "output_tokens", "latency_s", "first_try_legal",
             "legal_after_retries", "mean_attempts", "fallbacks")
-_OPTIONAL_NUMBERS = ("cost_usd", "cached_tokens", "reasoning_tokens")
+_OPTIONAL_NUMBERS = ("cost_usd", "cached_tokens", "cache_write_tokens", "reasoning_tokens",
+                     "unusable_output_tokens")
 # The files' key order (a combined total puts "games" first).
 _ORDER = ("games", "moves", "calls", "input_tokens", "output_tokens", "cached_tokens",
-          "reasoning_tokens", "cost_usd", "latency_s", "first_try_legal", "legal_after_retries",
-          "mean_attempts", "fallbacks", "categories", "reasoning")
+          "cache_write_tokens", "reasoning_tokens", "unusable_output_tokens", "cost_usd",
+          "latency_s", "first_try_legal", "legal_after_retries", "mean_attempts", "fallbacks",
+          "categories", "reasoning")
 _ALWAYS = (*_NUMBERS, "cost_usd")
+# Keys added after the first totals were written: a file written before one of them lacks it,
+# and its totals rebuilt from the calls are compared without it (as_written).
+LATER_KEYS = ("reasoning_tokens", "reasoning", "unusable_output_tokens", "cache_write_tokens")
+
+
+def as_written(rebuilt: dict[str, Any], written: dict[str, Any]) -> dict[str, Any]:
+    """`rebuilt` totals without the later keys that the `written` ones lack (an older file)."""
+    return {k: v for k, v in rebuilt.items() if k in written or k not in LATER_KEYS}
 
 
 def reasoning_label(settings: dict[str, Any] | None) -> str:
     """The reasoning setting a result was played with: "reasoning_effort=high",
-    "thinking=2048", or "default" (the provider's own, e.g. before settings were recorded)."""
+    "thinking=2048", the provider's documented default for the model when neither was set
+    ("reasoning_effort=medium (provider default)", "thinking=off (provider default)", "no
+    reasoning", "unknown (provider default)"), or "default" (a record written before duel
+    named the default)."""
     if settings and settings.get("reasoning_effort"):
         return f"reasoning_effort={settings['reasoning_effort']}"
     if settings and settings.get("thinking"):
         return f"thinking={settings['thinking']}"
+    if settings and settings.get("default_reasoning"):
+        return str(settings["default_reasoning"])
     return DEFAULT_REASONING
 
 
 @dataclass(frozen=True)
 class LLMTotals:
-    """Calls, tokens (the reasoning tokens among the output tokens too), cost (None if a
+    """Calls, tokens (the reasoning tokens among the output tokens too, and the output tokens
+    of replies that were not played: cut off, empty, not JSON, malformed, illegal), cost (None if a
     model has no price), latency in calls, first-try legality, legality after retries and
     attempts (means per LLM move), fallbacks, calls by category, and the reasoning setting
     played with. `games` is set on a sum over games only."""
@@ -51,7 +68,9 @@ class LLMTotals:
     input_tokens: int
     output_tokens: int
     cached_tokens: int | None
+    cache_write_tokens: int | None
     reasoning_tokens: int | None
+    unusable_output_tokens: int | None
     cost_usd: float | None
     latency_s: float
     first_try_legal: float
@@ -126,9 +145,9 @@ class LLMTotals:
         return (f"LLM player {seat}: {self.moves} moves, {self.calls} calls, "
                 f"first-try legal {self.first_try_legal:.0%}, legal after retries "
                 f"{self.legal_after_retries:.0%}, {self.fallbacks} fallbacks, tokens "
-                f"{self.input_tokens} in ({self.cached_tokens or 0} cached) / "
-                f"{self.output_tokens} out ({self.reasoning_tokens or 0} reasoning), "
-                f"{self._cost()}, {self.latency_s:.1f} s in calls, reasoning "
+                f"{self.input_tokens} in ({self._cached()}) / "
+                f"{self.output_tokens} out ({self.reasoning_tokens or 0} reasoning"
+                f"{self._unusable()}), {self._cost()}, {self.latency_s:.1f} s in calls, reasoning "
                 f"{self.reasoning or DEFAULT_REASONING}")
 
     def report_line(self, name: str) -> str:
@@ -136,8 +155,24 @@ class LLMTotals:
         return (f"  {name} as an LLM (reasoning {self.reasoning}): {self.moves} moves, "
                 f"first-try legal {self.first_try_legal:.0%}, legal after retries "
                 f"{self.legal_after_retries:.0%}, {self.fallbacks} fallbacks, tokens "
-                f"{self.input_tokens} in / {self.output_tokens} out ({self.reasoning_tokens} "
-                f"reasoning), {self._cost()}, {self.latency_s:.1f} s in calls")
+                f"{self.input_tokens} in ({self._cached()}) / {self.output_tokens} out "
+                f"({self.reasoning_tokens} "
+                f"reasoning{self._unusable()}), {self._cost()}, {self.latency_s:.1f} s in calls")
+
+    def _cached(self) -> str:
+        """The input read from the provider's cache, its share, and the input written to it."""
+        cached = self.cached_tokens or 0
+        share = cached / self.input_tokens if self.input_tokens else 0.0
+        writes = "" if not self.cache_write_tokens else \
+            f", {self.cache_write_tokens} written to the cache"
+        return f"{cached} cached, {share:.1%}{writes}"
+
+    def _unusable(self) -> str:
+        """The output spent on replies that were not played, and its share of the output."""
+        if self.unusable_output_tokens is None:  # a line written before they were counted
+            return ""
+        share = self.unusable_output_tokens / self.output_tokens if self.output_tokens else 0.0
+        return f"; {self.unusable_output_tokens} on unusable replies, {share:.1%}"
 
     def _cost(self) -> str:
         return "unknown price" if self.cost_usd is None else f"${self.cost_usd:.4f}"
@@ -149,6 +184,8 @@ class _Tally:
 
     def __init__(self, zero: float = 0.0) -> None:
         self.moves = self.calls = self.input = self.output = self.cached = self.reasoning = 0
+        self.unusable: int | None = 0  # None: a game's line did not count them
+        self.writes: int | None = 0  # the same
         self.fallbacks = 0
         self.first_try = self.legal = self.attempts = 0.0  # weighted by moves
         self.cost = zero
@@ -173,7 +210,11 @@ class _Tally:
             self.input += call.input_tokens
             self.output += call.output_tokens
             self.cached += call.cached_tokens
+            if self.writes is not None:
+                self.writes += call.cache_write_tokens or 0
             self.reasoning += call.reasoning_tokens or 0
+            if call.category != "OK" and self.unusable is not None:  # a reply not played
+                self.unusable += call.output_tokens
             self.latency += call.latency_s
             self.categories[call.category] = self.categories.get(call.category, 0) + 1
             self._add_cost(call.cost_usd)
@@ -189,6 +230,14 @@ class _Tally:
         self.output += t.output_tokens
         self.cached += t.cached_tokens or 0
         self.reasoning += t.reasoning_tokens or 0
+        if t.cache_write_tokens is None or self.writes is None:
+            self.writes = None
+        else:
+            self.writes += t.cache_write_tokens
+        if t.unusable_output_tokens is None or self.unusable is None:
+            self.unusable = None  # a line written before they were counted: unknown
+        else:
+            self.unusable += t.unusable_output_tokens
         self.latency += t.latency_s
         for category, n in (t.categories or {}).items():
             self.categories[category] = self.categories.get(category, 0) + n
@@ -210,7 +259,9 @@ class _Tally:
 
         return LLMTotals(
             moves=moves, calls=self.calls, input_tokens=self.input, output_tokens=self.output,
-            cached_tokens=self.cached, reasoning_tokens=self.reasoning,
+            cached_tokens=self.cached, cache_write_tokens=self.writes,
+            reasoning_tokens=self.reasoning,
+            unusable_output_tokens=self.unusable,
             cost_usd=round(self.cost, 6) if self.cost_known else None,
             latency_s=self.latency if latency_digits is None
             else round(self.latency, latency_digits),

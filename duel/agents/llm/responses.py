@@ -1,0 +1,150 @@
+"""OpenAI's Responses API (``POST /v1/responses``), for OpenAI's own models (``llm:openai:MODEL,
+api=responses``). Chat Completions returns no reasoning summaries and refuses function tools with
+a reasoning effort on gpt-5.x; the Responses API does both:
+
+- the rules text is the request's ``instructions``, the conversation its ``input``;
+- structured output is ``text.format`` (json_schema, strict), or the move as a function tool
+  (``tools`` / ``tool_choice``, with a reasoning effort too);
+- reasoning is ``reasoning: {"effort": ..., "summary": "auto"}``: the summary comes back as
+  ``reasoning`` output items and is recorded as the call's thinking text;
+- the output limit is ``max_output_tokens``; a reply cut off there has ``status: "incomplete"``
+  with ``incomplete_details.reason: "max_output_tokens"`` (a truncated reply), and a refusal
+  comes back as a ``refusal`` content part;
+- ``store: false`` (duel keeps its own records) and the ``prompt_cache_key`` of caching.py.
+
+Compatible servers and OpenRouter keep Chat Completions (providers.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from duel.agents.llm import caching
+from duel.agents.llm.adapt import MODES, Settings
+from duel.agents.llm.models import ANSWER_TOKENS
+from duel.agents.llm.providers import (
+    TOOL_DESCRIPTION,
+    TOOL_NAME,
+    Reply,
+    _classify,
+    _loads,
+    served,
+)
+from duel.agents.llm.schema import structured_schema
+from duel.errors import SpecError, TransportError
+
+TOKEN_PARAM = "max_output_tokens"
+
+
+class ResponsesProvider:
+    """OpenAI's Responses API; `reasons`: the model reasons (a summary is asked for)."""
+
+    def __init__(self, model: str, api_key: str, base_url: str | None = None,
+                 mode: str = "json_schema", timeout: float = 600.0,
+                 reasons: bool = True) -> None:
+        import openai
+
+        if mode not in MODES:
+            raise SpecError("mode must be json_schema, tool, json_object or text")
+        self.name = "openai"
+        self.model = model
+        self.mode = mode
+        self.reasons = reasons
+        self._sdk = openai
+        self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0,
+                                          timeout=timeout)
+
+    def defaults(self) -> Settings:
+        return Settings(self.mode, None, TOKEN_PARAM, ANSWER_TOKENS)
+
+    async def close(self) -> None:
+        await self._client.close()
+
+    def request(self, system: str, messages: list[dict[str, str]], max_tokens: int,
+                temperature: float | None, schema: dict[str, Any] | None,
+                s: Settings) -> dict[str, Any]:
+        """The request's parameters besides the model."""
+        schema = schema if schema is not None else structured_schema()
+        kwargs: dict[str, Any] = {"instructions": system, "input": list(messages),
+                                  "max_output_tokens": max_tokens, "store": False,
+                                  **caching.request_options("openai", system)}
+        if s.mode == "json_schema":
+            kwargs["text"] = {"format": {"type": "json_schema", "name": "move", "strict": True,
+                                         "schema": schema}}
+        elif s.mode == "json_object":
+            kwargs["text"] = {"format": {"type": "json_object"}}
+        elif s.mode == "tool":
+            kwargs["tools"] = [{"type": "function", "name": TOOL_NAME,
+                                "description": TOOL_DESCRIPTION, "parameters": schema,
+                                "strict": False}]
+            kwargs["tool_choice"] = {"type": "function", "name": TOOL_NAME} \
+                if s.tool_choice == "forced" else "auto"
+        if temperature is not None:
+            kwargs["temperature"] = temperature
+        if s.reasoning_effort is not None or self.reasons:
+            reasoning: dict[str, Any] = {"summary": "auto"}
+            if s.reasoning_effort is not None:
+                reasoning["effort"] = s.reasoning_effort
+            kwargs["reasoning"] = reasoning
+        return kwargs
+
+    async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
+                       temperature: float | None, *, schema: dict[str, Any] | None = None,
+                       settings: Settings | None = None) -> Reply:
+        s = settings or self.defaults()
+        kwargs = self.request(system, messages, max_tokens, temperature, schema, s)
+        try:
+            resp = await self._client.responses.create(model=self.model, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - mapped to our three kinds, or re-raised
+            raise _classify(exc, self._sdk, self.name, self.model) from exc
+        try:
+            return reply(resp, s.mode)
+        except (AttributeError, TypeError, ValueError, IndexError) as exc:
+            raise TransportError(f"{self.name}: malformed response: {exc}") from exc
+
+
+def reply(resp: Any, mode: str) -> Reply:
+    """A Responses API response as duel's Reply."""
+    said: list[str] = []
+    refusals: list[str] = []
+    summary: list[str] = []
+    arguments: str | None = None
+    for item in resp.output or []:
+        kind = getattr(item, "type", "")
+        if kind == "reasoning":
+            summary.extend(part.text for part in (getattr(item, "summary", None) or [])
+                           if getattr(part, "text", None))
+        elif kind == "message":
+            for part in item.content or []:
+                if part.type == "output_text":
+                    said.append(part.text)
+                elif part.type == "refusal":
+                    refusals.append(part.refusal)
+        elif kind == "function_call" and arguments is None and item.name == TOOL_NAME:
+            arguments = item.arguments or ""
+    content = "".join(said) or "".join(refusals)
+    text, structured = content, None
+    if mode == "tool" and arguments is not None:
+        text, structured = arguments, _loads(arguments)
+    elif mode in ("json_schema", "json_object") and said:
+        structured = _loads(content)
+    status = getattr(resp, "status", "") or ""
+    details = getattr(resp, "incomplete_details", None)
+    reason = getattr(details, "reason", None) if details is not None else None
+    truncated = status == "incomplete" and reason == "max_output_tokens"
+    finish = "refusal" if refusals and not said else \
+        (f"incomplete: {reason}" if status == "incomplete" else status)
+    usage = resp.usage
+    cached = reasoning = 0
+    if usage is not None:
+        in_details = getattr(usage, "input_tokens_details", None)
+        cached = (getattr(in_details, "cached_tokens", 0) or 0) if in_details else 0
+        out_details = getattr(usage, "output_tokens_details", None)
+        reasoning = (getattr(out_details, "reasoning_tokens", 0) or 0) if out_details else 0
+    raw = content + ("\n" if content and text != content else "") + \
+        (text if text != content else "")
+    return Reply(text, structured, finish, (usage.input_tokens or 0) if usage else 0,
+                 (usage.output_tokens or 0) if usage else 0, int(cached),
+                 truncated=truncated, raw=raw, reasoning_tokens=int(reasoning),
+                 thinking="\n\n".join(summary), refused=bool(refusals) and not said,
+                 served_model=served(resp)[0], request_id=served(resp)[1])
