@@ -79,7 +79,8 @@ def test_the_tournament_report_sums_reasoning_tokens_and_names_the_setting() -> 
     report = s.report()
     assert ("  llm:openai:o4-mini,reasoning_effort=high as an LLM (reasoning "
             "reasoning_effort=high): 61 moves, first-try legal 50%, legal after retries 100%, "
-            "0 fallbacks, tokens 61000 in / 30500 out (25000 reasoning), $0.0200, 122.0 s in "
+            "0 fallbacks, tokens 61000 in (0 cached, 0.0%) / 30500 out (25000 reasoning), $0.0200, "
+            "122.0 s in "
             "calls") in report
     assert "rule as an LLM" not in report
 
