@@ -46,11 +46,16 @@ __all__ = ["FORMAT_VERSION", "MoveRecord", "ReplayStep", "Transcript", "Transcri
 
 
 def prompt_of(agent: Any) -> dict[str, str] | None:
-    """The prompt variant an agent plays with (LLM agents), as the header records it."""
+    """The prompt variant an agent plays with (LLM agents), as the header records it, with its
+    harness settings' label (duel.agents.llm.harness) when they are not the defaults."""
     variant = getattr(agent, "variant", None)
     if variant is None:
         return None
-    return {"name": variant.name, "hash": variant.hash}
+    prompt = {"name": variant.name, "hash": variant.hash}
+    harness = getattr(agent, "harness", None)
+    if harness is not None and not harness.is_default:
+        prompt["harness"] = harness.label
+    return prompt
 
 
 def header_line(seed: int | None, deal: Deal, code: str, open_box: bool,

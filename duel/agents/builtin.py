@@ -7,6 +7,7 @@ onnxruntime for dqn, tenacity and the SDKs for llm) loads when an agent of that 
 from __future__ import annotations
 
 from duel.agents.kinds import AgentKind, Param
+from duel.agents.llm.harness import OPTIONS as HARNESS_OPTIONS
 
 MCTS_PARAMS = {
     "iterations": Param(int, 0, "iterations per move (default 1000 when no time is given)"),
@@ -43,6 +44,9 @@ LLM_PARAMS = {
     "timeout": Param(float, 600.0, "seconds per call"),
     "constrain": Param(str, "", "structured output admits shape (any well-formed move) or legal "
                                 "(only the turn's legal moves; llm:local's default, compat)"),
+    # the harness settings (duel.agents.llm.harness), read there: unset is the default
+    **{o.name: Param(str, None, f"harness: {o.help} ({o.valid}; default {o.default})")
+       for o in HARNESS_OPTIONS.values()},
 }
 
 RANDOM = AgentKind("random", "uniform over the legal moves",

@@ -19,8 +19,8 @@ from duel.grading import quality
 from duel.grading.plots import Bars, Chart, Paired, draw
 from duel.grading.quality import SeatLosses, quality_row, seat_losses
 from duel.grading.sequential import DIFFERENT, LOOK_EVERY, Design, Verdict, decide
+from duel.grading.variants import GradeVariant
 from duel.match import play_match
-from duel.prompts import get_variant
 from duel.runs.budget import Budget, GameCost
 from duel.runs.campaign import Campaign
 from duel.runs.campaign import run as campaign_run
@@ -36,12 +36,14 @@ DESIGN_FILE = "sequential.json"  # the --until-decided design of a grading folde
 
 
 def variant_spec(model: str, variant: str) -> str:
-    """The model's agent spec with the prompt variant set."""
-    if not model.startswith("llm:"):
-        raise SpecError(f"--model must be an llm: spec, got {model!r}")
-    if "prompt=" in model:
-        raise SpecError("--model must not set prompt=; --variants chooses it")
-    return f"{model},prompt={variant}"
+    """The model's agent spec with the variant's prompt and harness settings set
+    (duel.grading.variants)."""
+    return GradeVariant.parse(variant).spec(model)
+
+
+def prompt_hash(variant: str) -> str:
+    """The hash of the variant's prompt text now."""
+    return GradeVariant.parse(variant).variant.hash
 
 
 def game_path(out: Path, variant: str, seed: int, seat: int) -> Path:
@@ -73,7 +75,7 @@ def _kept(path: Path, model: str, variant: str, opponent: str, seat: int) -> Tra
         raise SpecError(f"{path} is a game of {found[0]} (player 1) against {found[1]}, not of "
                         f"{expected[0]} against {expected[1]}: grade into another --out")
     prompt = players.get(str(seat), {}).get("prompt") or {}
-    now = get_variant(variant).hash
+    now = prompt_hash(variant)
     if prompt.get("hash") != now:
         raise SpecError(f"{path} was played with prompt variant {variant} of hash "
                         f"{prompt.get('hash')}, which is now {now}: grade into another --out")
@@ -159,7 +161,6 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
     names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
     agents = []
     for name in names:
-        get_variant(name)
         agents.append(make_agent(variant_spec(model, name)))
     agents.append(make_agent(opponent))
     folder = Path(out)

@@ -147,7 +147,10 @@ def transcript_schema() -> dict[str, Any]:
         "spec": {"type": "string"},
         "prompt": {"oneOf": [{"type": "null"}, {
             "type": "object", "required": ["name", "hash"],
-            "properties": {"name": {"type": "string"}, "hash": {"type": "string"}}}]}}}
+            "properties": {"name": {"type": "string"}, "hash": {"type": "string"},
+                           "harness": {"type": "string", "description": "the LLM seat's "
+                                       "harness settings (history=all,think=text), when not "
+                                       "the defaults"}}}]}}}
     count = {"type": "integer", "minimum": 0}
     cost = {"type": ["number", "null"], "minimum": 0}
     llm_call = {  # one attempt: its category, raw reply, tokens, cost and latency
@@ -169,7 +172,9 @@ def transcript_schema() -> dict[str, Any]:
                          "description": "the thinking text or reasoning summary returned"},
             "max_tokens": {**count, "description": "the output limit sent on this call"},
             "cost_usd": cost, "latency_s": {"type": "number", "minimum": 0},
-            "error": {"type": "string"}}}
+            "error": {"type": "string"},
+            "harness": {"type": "string", "description": "the seat's harness settings, when "
+                                                         "not the defaults"}}}
     adaptation = {"type": "object", "required": ["parameter", "change", "reason"],
                   "properties": {k: {"type": "string"} for k in ("parameter", "change",
                                                                 "reason")}}
@@ -187,7 +192,12 @@ def transcript_schema() -> dict[str, Any]:
                             "description": "parameters the model refused, changed during "
                                            "this decision (each recorded once per run)"},
             "settings": {"type": "object", "description": "what the calls were sent with, "
-                                                          "after adaptation"}}}
+                                                          "after adaptation"},
+            "harness": {"type": "string", "description": "the seat's harness settings "
+                                                         "(history=all,think=text), when not "
+                                                         "the defaults"},
+            "note": {"type": ["string", "null"], "description": "notes=on: the note the "
+                                                                "model kept with this move"}}}
     totals = {"oneOf": [{"type": "null"}, {  # one seat's LLM totals (null: no LLM moves)
         "type": "object",
         "required": ["moves", "calls", "input_tokens", "output_tokens", "cached_tokens",

@@ -41,15 +41,17 @@ from duel.agents.attempts import (
     Verdict,
     Wording,
 )
-from duel.agents.llm import limits, runner
+from duel.agents.llm import framing, limits, runner
 from duel.agents.llm.accounting import reasoning_label
 from duel.agents.llm.adapt import Settings, adapt, effective, learn
 from duel.agents.llm.calls import LLMCall
+from duel.agents.llm.harness import Harness
 from duel.agents.llm.legal_schema import legal_move_schema
+from duel.agents.llm.memory import SeatMemory
 from duel.agents.llm.models import ANSWER_TOKENS, TRUNCATION_GROWTH
 from duel.agents.llm.prices import cost, price_table
 from duel.agents.llm.providers import Provider, Reply, provider_defaults
-from duel.agents.llm.schema import last_json_object
+from duel.agents.llm.schema import last_json_object, structured_schema
 from duel.engine import InfoSet, Move
 from duel.engine.moves import MoveKind
 from duel.errors import LLMConfigError, RequestError, SpecError, TransportError
@@ -81,14 +83,22 @@ class _Conversation(ConversationBase):
         self.legal = legal
         self.state = InfoSet.from_view(view).sample(random.Random(0))  # prices and reasons only
         priced = [(m, self.state.price(m)) for m in legal]
-        self.messages: list[dict[str, str]] = [
-            {"role": "user", "content": agent.variant.turn_message(view, priced)}]
+        h, memory = agent.harness, agent.memory
+        # the harness's parts (duel.agents.llm.framing): none with the default harness
+        self.structured = agent.effective_settings().mode in framing.STRUCTURED_MODES
+        self.messages: list[dict[str, str]] = [{"role": "user", "content": framing.turn_message(
+            h, agent.variant.turn_message(view, priced),
+            memory.history(view) if h.history else None,
+            memory.last_note(view) if h.notes else None, self.structured)}]
         self.calls: list[LLMCall] = []
         self.adaptations: list[dict[str, str]] = []
         self.budget = agent.effective_settings().max_tokens
         # the structured output's schema, if not the full one
         self.schema = legal_move_schema(legal) if agent.constrain == "legal" else None
+        if not h.is_default:
+            self.schema = framing.reply_schema(h, self.schema or structured_schema())
         self.reply: Reply | None = None
+        self.note: str | None = None
 
     async def ask(self, attempt: int) -> Verdict | Any | None:
         reply, failure = await self.agent._call(self.messages, attempt, self)
@@ -99,19 +109,36 @@ class _Conversation(ConversationBase):
                 raise LLMConfigError(self.calls[-1].error or "")
             return None  # transport retries exhausted, or the request refused: attempt spent
         self.reply = reply
-        return self.agent._check(reply, self.budget)
+        checked = self.agent._check(reply, self.budget)
+        if isinstance(checked, Verdict) or self.agent.harness.is_default:
+            return checked
+        taken = checked if isinstance(checked, framing.Taken) else framing.take(
+            self.agent.harness, checked)
+        if taken.reasoning:  # the reasoning asked for in words is the call's thinking
+            said = self.calls[-1].thinking
+            self.calls[-1].thinking = f"{said}\n\n{taken.reasoning}" if said else taken.reasoning
+        if taken.note is not None:
+            self.note = taken.note
+        return taken.move
 
     def refused(self, verdict: Verdict) -> None:
         said = self.reply.text if self.reply is not None else ""
         self.messages.append({"role": "assistant", "content": said or "(empty reply)"})
         self.messages.append({"role": "user", "content": self.agent._reask(
-            verdict.reason, self.legal, str(self.view.get("step", "")))})
+            verdict.reason, self.legal, str(self.view.get("step", "")),
+            framing.reask_line(self.agent.harness, self.structured))})
 
     def fields(self) -> tuple[dict[str, Any], dict[str, Any]]:
         agent = self.agent
-        return {}, {"variant": agent.variant.name, "variant_hash": agent.variant.hash,
-                    "adaptations": self.adaptations, "settings": agent.settings(),
-                    "constrain": agent.constrain}
+        rest: dict[str, Any] = {"variant": agent.variant.name, "variant_hash": agent.variant.hash,
+                "adaptations": self.adaptations, "settings": agent.settings(),
+                "constrain": agent.constrain}
+        if not agent.harness.is_default:
+            rest["harness"] = agent.harness.label
+        if agent.harness.notes:
+            rest["note"] = self.note
+            agent.memory.note = self.note  # given back next turn (None: it kept none)
+        return {}, rest
 
 
 class WaitRetryAfter(wait_base):
@@ -145,7 +172,8 @@ class LLMAgent(AskingSeat):
                  fallback: str = "random", max_tokens: int = ANSWER_TOKENS,
                  transport_retries: int = 6, backoff: float = 1.0, concurrency: int = 8,
                  endpoint: str = "", *, settings: Settings | None = None,
-                 model_reasons: bool = False, constrain: str = "shape") -> None:
+                 model_reasons: bool = False, constrain: str = "shape",
+                 harness: Harness | None = None) -> None:
         self.policy = AttemptPolicy(max_attempts, fallback, "llm")
         if settings is None:
             settings = replace(provider_defaults(provider), temperature=temperature,
@@ -169,6 +197,19 @@ class LLMAgent(AskingSeat):
         self.concurrency = concurrency
         self.endpoint = endpoint or f"{provider.name}:{provider.model}"
         self.constrain = constrain
+        self.harness = harness or Harness()
+        self.memory = SeatMemory()
+
+    def observe(self, view: dict[str, Any], move: Move, after: dict[str, Any]) -> None:
+        """A move of the game, as this seat saw it (duel.agents.observe): remembered for
+        history=."""
+        if self.harness.history:
+            self.memory.observe(view, move, after)
+
+    @property
+    def observing(self) -> bool:
+        """Whether the game's runner need tell this seat its moves."""
+        return bool(self.harness.history)
 
     # ------------------------------------------------------------------ settings
     def effective_settings(self) -> Settings:
@@ -303,7 +344,8 @@ class LLMAgent(AskingSeat):
             reasoning_tokens=0,
             # a call that returned nothing costs nothing, if the model has a price at all
             cost_usd=cost(model, 0, 0, 0, self.prices), finish_reason="", raw="", thinking="",
-            max_tokens=_limit(budget, self.effective_settings()), error=error or None)
+            max_tokens=_limit(budget, self.effective_settings()), error=error or None,
+            harness=None if self.harness.is_default else self.harness.label)
         if reply is not None:
             # reasoning tokens are inside output_tokens (both providers bill them as output),
             # so they are priced once, as output
@@ -328,19 +370,25 @@ class LLMAgent(AskingSeat):
         if obj is None:
             if not reply.text.strip():
                 return Verdict(Category.EMPTY, None, "your answer was empty")
+            if self.harness.think == "text":
+                found = framing.last_move_object(reply.text)
+                if found is None:
+                    return Verdict(Category.UNPARSABLE, None, "your answer ended without the "
+                                   "JSON object of your move after your reasoning")
+                return framing.take(self.harness, found[0], reply.text, found[1])
             obj = last_json_object(reply.text)
             if obj is None:
                 return Verdict(Category.UNPARSABLE, None,
                                "your answer contained no JSON object")
         return obj
 
-    def _reask(self, reason: str, legal: list[Move], step: str) -> str:
+    def _reask(self, reason: str, legal: list[Move], step: str,
+               closing: str = framing.REASK_LINE) -> str:
         """The re-ask: why the move was refused, in the game's words, then what is valid now."""
         return (f"Your move was not accepted: {reason}.\n"
                 f"The step is {step}. The legal moves now are:\n"
                 + "\n".join(f"- {line}" for line in valid_moves(legal))
-                + f"\nFor example: {json.dumps(legal[0].to_json())}\n"
-                'Answer again with only the JSON object {"move": ..., "moveData": {...}}.')
+                + f"\nFor example: {json.dumps(legal[0].to_json())}\n" + closing)
 
 
 def valid_moves(legal: list[Move]) -> list[str]:

@@ -45,6 +45,7 @@ class LLMCall:
     thinking: str | None  # the thinking text or reasoning summary returned
     max_tokens: int | None  # the output limit sent
     error: str | None = None  # why the call failed or its reply was refused
+    harness: str | None = None  # the seat's harness settings (harness.py's label), if set
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -83,7 +84,7 @@ _KIND: dict[str, str] = {
     "attempt": _INT, "category": _TEXT, "latency_s": _NUMBER, "input_tokens": _INT,
     "output_tokens": _INT, "cached_tokens": _INT, "cache_write_tokens": _INT,
     "reasoning_tokens": _INT, "cost_usd": "a number or null", "finish_reason": _TEXT,
-    "raw": _TEXT, "thinking": _TEXT, "max_tokens": _INT, "error": _TEXT,
+    "raw": _TEXT, "thinking": _TEXT, "max_tokens": _INT, "error": _TEXT, "harness": _TEXT,
 }
 
 

@@ -13,6 +13,8 @@ from duel.agents.builtin import LLM
 from duel.agents.kinds import parse_params
 from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent
+from duel.agents.llm.harness import OPTIONS as HARNESS_OPTIONS
+from duel.agents.llm.harness import THINK_TOKENS, Harness
 from duel.agents.llm.local import LOCAL_DEFAULTS, LocalProvider
 from duel.agents.llm.models import (
     DEFAULT_MODELS,
@@ -143,6 +145,8 @@ def parse_llm_spec(rest: str) -> LLMAgent:
     if provider_name == "local":
         params.update(LOCAL_DEFAULTS)  # the setting measured to play best per minute
     params.update(given)
+    harness = Harness.from_options({k: params[k] for k in HARNESS_OPTIONS
+                                    if params[k] is not None})
     try:
         variant = get_variant(params["prompt"])
     except PromptError as exc:
@@ -152,6 +156,10 @@ def parse_llm_spec(rest: str) -> LLMAgent:
     try:
         provider = _provider(provider_name, target, params["mode"], base_url, params["timeout"])
         fam = family(provider.model, provider_name)
+        if harness.think == "text" and "max_tokens" not in given:
+            # reasoning in words needs room: a plain answer's budget would cut it off
+            params["max_tokens"] = max(params["max_tokens"] or default_max_tokens(
+                fam, params["thinking"]), THINK_TOKENS)
         constrain = params["constrain"] or "shape"
         if constrain == "legal" and (provider_name not in ("local", "compat")
                                      or provider.mode not in ("json_object", "tool")):
@@ -165,7 +173,8 @@ def parse_llm_spec(rest: str) -> LLMAgent:
                          backoff=params["backoff"], concurrency=params["concurrency"],
                          endpoint=_endpoint(provider_name, target, base_url),
                          settings=_settings(provider_defaults(provider), fam, params),
-                         model_reasons=fam is not None and fam.reasons, constrain=constrain)
+                         model_reasons=fam is not None and fam.reasons, constrain=constrain,
+                         harness=harness)
     except ValueError as exc:
         if isinstance(exc, SpecError):
             raise
