@@ -45,7 +45,7 @@ __all__ = ["FORMAT_VERSION", "MoveRecord", "ReplayStep", "Transcript", "Transcri
            "read", "render_line", "replay", "replay_moves", "result_line", "seal", "view_hash"]
 
 
-def prompt_of(agent: Any) -> dict[str, str] | None:
+def prompt_of(agent: Any) -> dict[str, Any] | None:
     """The prompt variant an agent plays with (LLM agents), as the header records it, with its
     harness settings' label (duel.agents.llm.harness) when they are not the defaults."""
     variant = getattr(agent, "variant", None)
@@ -55,6 +55,9 @@ def prompt_of(agent: Any) -> dict[str, str] | None:
     harness = getattr(agent, "harness", None)
     if harness is not None and not harness.is_default:
         prompt["harness"] = harness.label
+    renamed = getattr(agent, "renaming", None)
+    if renamed is not None:  # names=renamed: the invented names the model was told
+        prompt["renaming"] = renamed.record()
     return prompt
 
 

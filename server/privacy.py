@@ -97,6 +97,7 @@ class OperatorAgent:
         self.inner = inner
         self.variant = getattr(inner, "variant", None)  # the transcript header's prompt
         self.harness = getattr(inner, "harness", None)  # and its harness settings
+        self.renaming = getattr(inner, "renaming", None)
         self.observing = bool(getattr(inner, "observing", False))  # told the game's moves
         self._hide = secrets_of(spec)
 

@@ -150,7 +150,9 @@ def transcript_schema() -> dict[str, Any]:
             "properties": {"name": {"type": "string"}, "hash": {"type": "string"},
                            "harness": {"type": "string", "description": "the LLM seat's "
                                        "harness settings (history=all,think=text), when not "
-                                       "the defaults"}}}]}}}
+                                       "the defaults"},
+                           "renaming": {"type": "object", "description": "names=renamed: the "
+                                        "seed and each true name's invented one"}}}]}}}
     count = {"type": "integer", "minimum": 0}
     cost = {"type": ["number", "null"], "minimum": 0}
     llm_call = {  # one attempt: its category, raw reply, tokens, cost and latency

@@ -51,6 +51,7 @@ from duel.agents.llm.memory import SeatMemory
 from duel.agents.llm.models import ANSWER_TOKENS, TRUNCATION_GROWTH
 from duel.agents.llm.prices import cost, price_table
 from duel.agents.llm.providers import Provider, Reply, provider_defaults
+from duel.agents.llm.renaming import renaming
 from duel.agents.llm.schema import last_json_object, structured_schema
 from duel.engine import InfoSet, Move
 from duel.engine.moves import MoveKind
@@ -199,6 +200,9 @@ class LLMAgent(AskingSeat):
         self.constrain = constrain
         self.harness = harness or Harness()
         self.memory = SeatMemory()
+        seed = self.harness.renaming_seed
+        # names=renamed: what is sent is renamed and what comes back mapped back (renaming.py)
+        self.renaming = None if seed is None else renaming(seed, variant.system)
 
     def observe(self, view: dict[str, Any], move: Move, after: dict[str, Any]) -> None:
         """A move of the game, as this seat saw it (duel.agents.observe): remembered for
@@ -306,10 +310,15 @@ class LLMAgent(AskingSeat):
             self._status("start", attempt, started, s)
             try:
                 # The process's cap first: a slot of the cluster's is not held while waiting.
+                system, sent_messages, schema = self.variant.system, messages, conv.schema
+                if self.renaming is not None:
+                    system, sent_messages, schema = self.renaming.outgoing(
+                        system, messages, schema or structured_schema())
                 async with sem, limits.slot(f"{self.provider.name}:{self.provider.model}"):
-                    return await self.provider.complete(self.variant.system, messages, sent,
-                                                        s.temperature, settings=s,
-                                                        schema=conv.schema)
+                    reply = await self.provider.complete(system, sent_messages, sent,
+                                                         s.temperature, settings=s,
+                                                         schema=schema)
+                return reply if self.renaming is None else self.renaming.incoming(reply)
             except RequestError as exc:
                 if self.effective_settings() != s:
                     continue  # adapted by another call meanwhile: send with that

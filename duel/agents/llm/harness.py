@@ -50,6 +50,16 @@ def _choice(*values: str) -> Callable[[str], str]:
     return parse
 
 
+def _names(text: str) -> str:
+    """true, renamed (seed 1) or renamed:N (seed N, 0 or more)."""
+    if text in ("true", "renamed"):
+        return text
+    head, sep, seed = text.partition(":")
+    if head == "renamed" and sep and seed.isascii() and seed.isdigit():
+        return f"renamed:{int(seed)}"
+    raise ValueError(text)
+
+
 def _switch(text: str) -> bool:
     if text not in ("on", "off"):
         raise ValueError(text)
@@ -78,6 +88,9 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
     Option("think", "off", "off or text", _choice("off", "text"), str,
            "text: free-text reasoning before the move (a 'reasoning' field before the move "
            "under structured output), recorded as the call's thinking"),
+    Option("names", "true", "true, renamed or renamed:N (a seed)", _names, str,
+           "renamed: every card, wonder and progress token gets a seeded invented name in all "
+           "the model sees and says, mapped back before the engine sees the move"),
 )}
 
 
@@ -89,6 +102,7 @@ class Harness:
     history: int = 0  # moves shown: 0 none, HISTORY_ALL all
     notes: bool = False
     think: str = "off"
+    names: str = "true"  # true, renamed (seed 1) or renamed:N
 
     @staticmethod
     def from_options(given: Mapping[str, str]) -> Harness:
@@ -136,6 +150,13 @@ class Harness:
     @property
     def is_default(self) -> bool:
         return not self.options()
+
+    @property
+    def renaming_seed(self) -> int | None:
+        """The seed of the invented names, or None for the true ones."""
+        if self.names == "true":
+            return None
+        return int(self.names.partition(":")[2] or 1)
 
     def needs_game(self) -> list[str]:
         """The settings that mean something only in a game played from its start (a position
