@@ -196,3 +196,18 @@ def test_notes_are_cut_at_their_bound(server: FakeLLMServer, tmp_path: Path,
     assert all(len(m["note"]) == 400 for m in game["moves"])
     assert "Your note from your last move: " + game["moves"][0]["note"] + "\n" in \
         server.requests[1]["body"]["messages"][1]["content"]
+
+
+def test_a_cut_off_reasoning_is_asked_again_more_briefly(
+        server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from helpers.fake_llm_server import openai_reply
+
+    server.responder = HarnessModel()
+    server.enqueue(openai_reply(content="Let me weigh every card in turn, first", finish="length"))
+    game = play(SPECS["compat-text"].format(url=server.url) + ",think=text",
+                tmp_path / "g.jsonl", capsys)
+    first = game["moves"][0]["calls"]
+    assert [c["category"] for c in first] == ["TRUNCATED", "OK"]
+    # an unknown model's budget (8192) is already above think=text's floor of 2048
+    assert first[0]["error"] == ("your answer was cut off at 8192 tokens; reason more briefly, "
+                                 "then give the JSON object")

@@ -373,8 +373,10 @@ class LLMAgent(AskingSeat):
         """What only the LLM seat can judge: a reply cut off, empty, or without a JSON object
         (a Verdict); else the move object, for the attempt policy to judge."""
         if reply.truncated or reply.finish_reason == "length":
+            ask = "reason more briefly, then give the JSON object" \
+                if self.harness.think == "text" else "answer with the JSON object only"
             return Verdict(Category.TRUNCATED, None, f"your answer was cut off at {budget} "
-                                                     "tokens; answer with the JSON object only")
+                                                     f"tokens; {ask}")
         obj = reply.structured
         if obj is None:
             if not reply.text.strip():

@@ -35,7 +35,7 @@ def _history(text: str) -> int:
         return 0
     if text.isascii() and text.isdigit() and int(text) > 0:
         return int(text)
-    raise ValueError(text)
+    raise ValueError(text)  # caught here: told as a SpecError naming the valid values
 
 
 def _history_text(value: int) -> str:
@@ -45,7 +45,7 @@ def _history_text(value: int) -> str:
 def _choice(*values: str) -> Callable[[str], str]:
     def parse(text: str) -> str:
         if text not in values:
-            raise ValueError(text)
+            raise ValueError(text)  # caught here: told as a SpecError naming the valid values
         return text
     return parse
 
@@ -57,12 +57,12 @@ def _names(text: str) -> str:
     head, sep, seed = text.partition(":")
     if head == "renamed" and sep and seed.isascii() and seed.isdigit():
         return f"renamed:{int(seed)}"
-    raise ValueError(text)
+    raise ValueError(text)  # caught here: told as a SpecError naming the valid values
 
 
 def _switch(text: str) -> bool:
     if text not in ("on", "off"):
-        raise ValueError(text)
+        raise ValueError(text)  # caught here: told as a SpecError naming the valid values
     return text == "on"
 
 
