@@ -117,6 +117,11 @@ def llm_lines(llm: dict[str, Any]) -> list[str]:
         lines.append(text)
         if c.get("thinking"):
             lines.append(f"  thinking: {clip(str(c['thinking']))}")
+    image = llm.get("image")
+    if isinstance(image, dict):
+        lines.append(f"board image: {image.get('width')}x{image.get('height')} PNG, "
+                     f"{image.get('bytes')} bytes (about {image.get('tokens_openai')} input "
+                     f"tokens on OpenAI, {image.get('tokens_anthropic')} on Anthropic)")
     if llm.get("note"):
         lines.append(f"note kept: {clip(str(llm['note']))}")
     return lines

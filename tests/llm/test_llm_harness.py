@@ -211,3 +211,53 @@ def test_a_cut_off_reasoning_is_asked_again_more_briefly(
     # an unknown model's budget (8192) is already above think=text's floor of 2048
     assert first[0]["error"] == ("your answer was cut off at 8192 tokens; reason more briefly, "
                                  "then give the JSON object")
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "compat-text"])
+def test_image_on_sends_the_seat_s_board_as_a_picture(
+        server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        provider: str) -> None:
+    import base64
+
+    server.responder = HarnessModel()
+    game = play(SPECS[provider].format(url=server.url) + ",image=on", tmp_path / "g.jsonl",
+                capsys)
+    assert all(m["fallback"] is None for m in game["moves"])
+    for r in server.requests:
+        first = next(m["content"] for m in r["body"]["messages"] if m["role"] == "user")
+        assert first[0]["type"] == "text" and "you are player2" in first[0]["text"]
+        if provider == "anthropic":
+            data = first[1]["source"]["data"]
+            assert first[1]["source"]["media_type"] == "image/png"
+        else:
+            url = first[1]["image_url"]["url"]
+            assert url.startswith("data:image/png;base64,")
+            data = url.partition(",")[2]
+        assert base64.b64decode(data)[:8] == b"\x89PNG\r\n\x1a\n"
+    image = game["moves"][0]["image"]
+    assert image["width"] == 960 and image["bytes"] > 1000 and image["tokens_openai"] == 765
+    assert "board image: 960x720 PNG" in game["out"]
+
+
+def test_image_on_is_refused_where_it_cannot_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with pytest.raises(SpecError, match="llm:local takes no images"):
+        make_agent("llm:local,image=on")
+    with pytest.raises(SpecError, match="cannot go with names=renamed"):
+        make_agent("llm:openai:gpt-4o-mini,image=on,names=renamed")
+
+
+def test_the_board_image_is_the_same_for_the_same_view_and_hides_nothing_it_lacks() -> None:
+    import random
+
+    from duel.agents.llm.board_image import render
+    from duel.engine import Perspective, new_game
+
+    state = new_game(5)
+    rng = random.Random(1)
+    for _ in range(30):
+        state = state.apply(rng.choice(state.legal_moves()))
+    view = Perspective.of_player(1).view(state)
+    assert render(view).png == render(dict(view, code="OTHER123")).png  # the code is not drawn
+    other = Perspective.of_player(2).view(state)
+    assert render(other).png != render(view).png  # each seat sees its own side at the bottom

@@ -44,6 +44,7 @@ from duel.agents.attempts import (
 from duel.agents.llm import framing, limits, runner
 from duel.agents.llm.accounting import reasoning_label
 from duel.agents.llm.adapt import Settings, adapt, effective, learn
+from duel.agents.llm.board_image import image_parts, render
 from duel.agents.llm.calls import LLMCall
 from duel.agents.llm.harness import Harness
 from duel.agents.llm.legal_schema import legal_move_schema
@@ -98,6 +99,10 @@ class _Conversation(ConversationBase):
         self.schema = legal_move_schema(legal) if agent.constrain == "legal" else None
         if not h.is_default:
             self.schema = framing.reply_schema(h, self.schema or structured_schema())
+        self.image = render(view) if h.image else None
+        if self.image is not None:  # the board as the model's provider takes a picture
+            self.messages[0]["content"] = image_parts(  # type: ignore[assignment]
+                agent.provider.name, self.messages[0]["content"], self.image.png)
         self.reply: Reply | None = None
         self.note: str | None = None
 
@@ -136,6 +141,8 @@ class _Conversation(ConversationBase):
                 "constrain": agent.constrain}
         if not agent.harness.is_default:
             rest["harness"] = agent.harness.label
+        if self.image is not None:
+            rest["image"] = self.image.record()
         if agent.harness.notes:
             rest["note"] = self.note
             agent.memory.note = self.note  # given back next turn (None: it kept none)

@@ -91,6 +91,8 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
     Option("names", "true", "true, renamed or renamed:N (a seed)", _names, str,
            "renamed: every card, wonder and progress token gets a seeded invented name in all "
            "the model sees and says, mapped back before the engine sees the move"),
+    Option("image", "off", "on or off", _switch, lambda v: "on" if v else "off",
+           "on: the seat's board drawn as a PNG, sent with each turn to a vision model"),
 )}
 
 
@@ -103,6 +105,7 @@ class Harness:
     notes: bool = False
     think: str = "off"
     names: str = "true"  # true, renamed (seed 1) or renamed:N
+    image: bool = False
 
     @staticmethod
     def from_options(given: Mapping[str, str]) -> Harness:

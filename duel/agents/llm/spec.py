@@ -147,6 +147,11 @@ def parse_llm_spec(rest: str) -> LLMAgent:
     params.update(given)
     harness = Harness.from_options({k: params[k] for k in HARNESS_OPTIONS
                                     if params[k] is not None})
+    if harness.image and provider_name == "local":
+        raise SpecError("llm:local takes no images (the shipped model reads text only); "
+                        "image=on needs a vision model")
+    if harness.image and harness.names != "true":
+        raise SpecError("llm: image=on draws the true names; it cannot go with names=renamed")
     try:
         variant = get_variant(params["prompt"])
     except PromptError as exc:
