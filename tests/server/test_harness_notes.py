@@ -42,6 +42,8 @@ def test_notes_stay_private_until_the_game_is_over_and_history_reaches_the_model
             checked = 0
             while not live(client, code).over:
                 seen = texts(client, code)
+                if live(client, code).over:
+                    break  # it ended while being read: the note may show now
                 assert "SECRET-PLAN" not in seen["log"] + seen["transcript"]
                 checked += SEALED in seen["transcript"]  # the planner has moved by now
                 play(client, code, tokens["2"], rng) if not live(client, code).over else None
