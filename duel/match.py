@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from duel.agents.base import Agent, Decision
+from duel.agents.observe import inform
 from duel.agents.spec import make_agent
 from duel.engine import (
     SEATS,
@@ -133,6 +134,7 @@ def _play(agents: list[Agent], seed: int, deal: Deal | None, open_box: bool,
         if resigned:
             result = Result.forfeited(record.seat, state.scores())
         else:
+            inform(agents, state, move, after)  # the agents that keep track of their game
             state = after
             result = state.result()
     return MatchResult(seed, (agents[0].spec, agents[1].spec), state.deal, records, state,

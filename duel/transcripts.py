@@ -46,17 +46,25 @@ __all__ = ["FORMAT_VERSION", "MoveRecord", "ReplayStep", "Transcript", "Transcri
 
 
 def prompt_of(agent: Any) -> dict[str, Any] | None:
-    """The prompt variant an agent plays with (LLM agents), as the header records it; with
-    `tools=on`, the tools it is offered too (their steps per turn and hash)."""
+    """The prompt variant an agent plays with (LLM agents), as the header records it: its
+    harness settings' label (duel.agents.llm.harness) when they are not the defaults, the
+    renaming the model was told, and with `tools=on` the tools it is offered (their steps per
+    turn and hash)."""
     variant = getattr(agent, "variant", None)
     if variant is None:
         return None
-    out: dict[str, Any] = {"name": variant.name, "hash": variant.hash}
+    prompt: dict[str, Any] = {"name": variant.name, "hash": variant.hash}
     if getattr(agent, "tool_steps", 0):
         from duel.agents.llm.toolloop import tools_record
 
-        out["tools"] = tools_record(agent)
-    return out
+        prompt["tools"] = tools_record(agent)
+    harness = getattr(agent, "harness", None)
+    if harness is not None and not harness.is_default:
+        prompt["harness"] = harness.label
+    renamed = getattr(agent, "renaming", None)
+    if renamed is not None:  # names=renamed: the invented names the model was told
+        prompt["renaming"] = renamed.record()
+    return prompt
 
 
 def header_line(seed: int | None, deal: Deal, code: str, open_box: bool,

@@ -1,7 +1,8 @@
 """A game's transcript, built by the one transcript writer's line functions: the server exports
 what `duel.transcripts.TranscriptWriter` writes for the same game. A move's details (search
 statistics, LLM replies and reasoning) are there once the move is played: nobody, player or
-spectator, sees an agent's thinking before its move, and everybody may after it.
+spectator, sees an agent's thinking before its move, and everybody may after it. An LLM seat's
+note (``notes=on``) is sealed until the game is over (server/notes.py).
 
 Before the game is over its transcript is sealed (`duel.transcripts.seal`): the header carries
 neither the deal nor the seed, which hold every hidden card (the face-down slots, the later
@@ -17,6 +18,7 @@ from duel.engine import SEATS, Deal
 from duel.errors import ConflictError
 from duel.transcripts import header_line, move_line, prompt_of, result_line, seal
 from server.live import LiveGame
+from server.notes import seal_notes
 from server.store import Store
 
 
@@ -40,7 +42,10 @@ async def transcript_lines(game: LiveGame, store: Store, partial: bool = False,
     first = header(game)
     if not game.over and not operator:
         first = seal(first)
-    lines = [first, *(move_line(r) for r in records)]
+    moves = [move_line(r) for r in records]
+    if not game.over and not operator:
+        moves = [seal_notes(line) for line in moves]  # an LLM seat's plan stays its own
+    lines = [first, *moves]
     result = game.result
     if result is not None:
         lines.append(result_line(result, records))

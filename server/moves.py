@@ -7,7 +7,8 @@ import asyncio
 import time
 from typing import Any
 
-from duel.engine import Move, Perspective, Result, Seat, seat_view
+from duel.agents.observe import inform
+from duel.engine import SEATS, Move, Perspective, Result, Seat, seat_view
 from duel.engine.explain import unavailable
 from duel.errors import ConflictError, DuelError, IllegalMoveError, InvalidMoveError
 from duel.records import MoveRecord
@@ -83,6 +84,8 @@ async def apply_move(game: LiveGame, store: Store, seat: Seat, move: Move, ply: 
             game.forfeit = seat
         else:
             game.advance(after)
+            # the seats' agents that keep track of their game (an LLM seat's history=)
+            inform([game.agents.get(s) for s in SEATS], state, move, after)
         game.moved_at = time.monotonic()
         answer = (game.row.ply, game.view_for(seat))
     async with game.changed:

@@ -96,7 +96,15 @@ class OperatorAgent:
         self.configured_spec = spec  # the server's own; never shown to callers
         self.inner = inner
         self.variant = getattr(inner, "variant", None)  # the transcript header's prompt
+        self.harness = getattr(inner, "harness", None)  # and its harness settings
+        self.renaming = getattr(inner, "renaming", None)
+        self.observing = bool(getattr(inner, "observing", False))  # told the game's moves
         self._hide = secrets_of(spec)
+
+    def observe(self, view: dict[str, Any], move: Move, after: dict[str, Any]) -> None:
+        inner = getattr(self.inner, "observe", None)
+        if inner is not None:
+            inner(view, move, after)
 
     def choose(self, view: dict[str, Any], legal: Sequence[Move],
                rng: random.Random) -> Decision:

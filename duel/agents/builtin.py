@@ -7,6 +7,7 @@ onnxruntime for dqn, tenacity and the SDKs for llm) loads when an agent of that 
 from __future__ import annotations
 
 from duel.agents.kinds import AgentKind, Param
+from duel.agents.llm.harness import OPTIONS as HARNESS_OPTIONS
 
 MCTS_PARAMS = {
     "iterations": Param(int, 0, "iterations per move (default 1000 when no time is given)"),
@@ -52,6 +53,9 @@ LLM_PARAMS = {
     "tools": Param(str, "off", "on: the model plays through the tool set (get_state, "
                                "legal_moves, explain, simulate, make_move) as function tools"),
     "tool_steps": Param(int, None, "tools=on: look-up calls per turn (default 8)"),
+    # the harness settings (duel.agents.llm.harness), read there: unset is the default
+    **{o.name: Param(str, None, f"harness: {o.help} ({o.valid}; default {o.default})")
+       for o in HARNESS_OPTIONS.values()},
 }
 
 RANDOM = AgentKind("random", "uniform over the legal moves",

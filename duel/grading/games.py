@@ -19,8 +19,8 @@ from duel.grading import quality
 from duel.grading.plots import Bars, Chart, Paired, draw
 from duel.grading.quality import SeatLosses, quality_row, seat_losses
 from duel.grading.sequential import DIFFERENT, LOOK_EVERY, Design, Verdict, decide
+from duel.grading.variants import GradeVariant
 from duel.match import play_match
-from duel.prompts import Variant, get_variant
 from duel.runs.budget import Budget, GameCost
 from duel.runs.campaign import Campaign
 from duel.runs.campaign import run as campaign_run
@@ -35,36 +35,15 @@ BASELINE = "baseline"
 DESIGN_FILE = "sequential.json"  # the --until-decided design of a grading folder
 
 
-def variant_parts(variant: str) -> tuple[str, list[str]]:
-    """A grading variant: a prompt variant's name, the LLM spec's options as a setting
-    (``tools=on``; several joined by ``+``: ``tools=on+tool_steps=4``), or both
-    (``local+tools=on``). The prompt and the options; the prompt is the baseline's when none
-    is named."""
-    parts = [p.strip() for p in variant.split("+")]
-    options = [p for p in parts if "=" in p]
-    names = [p for p in parts if "=" not in p]
-    if len(names) > 1 or (names and parts[0] != names[0]) or not all(parts):
-        raise SpecError(f"grading variant {variant!r}: expected a prompt variant, options "
-                        "such as tools=on, or PROMPT+OPTION (+ between them)")
-    if any(o.split("=", 1)[0].strip() == "prompt" for o in options):
-        raise SpecError(f"grading variant {variant!r}: name the prompt variant itself, not "
-                        "prompt=")
-    return (names[0] if names else BASELINE), options
-
-
-def variant_prompt(variant: str) -> Variant:
-    """The prompt variant a grading variant plays with."""
-    return get_variant(variant_parts(variant)[0])
-
-
 def variant_spec(model: str, variant: str) -> str:
-    """The model's agent spec with the grading variant's prompt and options set."""
-    if not model.startswith("llm:"):
-        raise SpecError(f"--model must be an llm: spec, got {model!r}")
-    if "prompt=" in model:
-        raise SpecError("--model must not set prompt=; --variants chooses it")
-    prompt, options = variant_parts(variant)
-    return ",".join([model, f"prompt={prompt}", *options])
+    """The model's agent spec with the variant's prompt and harness settings set
+    (duel.grading.variants)."""
+    return GradeVariant.parse(variant).spec(model)
+
+
+def prompt_hash(variant: str) -> str:
+    """The hash of the variant's prompt text now."""
+    return GradeVariant.parse(variant).variant.hash
 
 
 def game_path(out: Path, variant: str, seed: int, seat: int) -> Path:
@@ -96,7 +75,7 @@ def _kept(path: Path, model: str, variant: str, opponent: str, seat: int) -> Tra
         raise SpecError(f"{path} is a game of {found[0]} (player 1) against {found[1]}, not of "
                         f"{expected[0]} against {expected[1]}: grade into another --out")
     prompt = players.get(str(seat), {}).get("prompt") or {}
-    now = variant_prompt(variant).hash
+    now = prompt_hash(variant)
     if prompt.get("hash") != now:
         raise SpecError(f"{path} was played with prompt variant {variant} of hash "
                         f"{prompt.get('hash')}, which is now {now}: grade into another --out")
@@ -182,7 +161,6 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
     names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
     agents = []
     for name in names:
-        variant_prompt(name)
         agents.append(make_agent(variant_spec(model, name)))
     agents.append(make_agent(opponent))
     folder = Path(out)

@@ -153,7 +153,12 @@ def transcript_schema() -> dict[str, Any]:
                                      "description": "tools=on: the look-ups per turn and the "
                                                     "hash of the tools' definitions",
                                      "properties": {"steps": count,
-                                                    "hash": {"type": "string"}}}}}]}}}
+                                                    "hash": {"type": "string"}}},
+                           "harness": {"type": "string", "description": "the LLM seat's "
+                                       "harness settings (history=all,think=text), when not "
+                                       "the defaults"},
+                           "renaming": {"type": "object", "description": "names=renamed: the "
+                                        "seed and each true name's invented one"}}}]}}}
     tool_call = {  # one call of a tool (duel.agents.tools.record.ToolCall)
         "type": "object", "required": ["tool"], "additionalProperties": False,
         "properties": {
@@ -195,7 +200,9 @@ def transcript_schema() -> dict[str, Any]:
                                                        "request) got no reply"},
             "cost_source": {"enum": ["provider"],
                             "description": "cost_usd is what the provider billed (OpenRouter's "
-                                           "usage.cost), not the price table's"}}}
+                                           "usage.cost), not the price table's"},
+            "harness": {"type": "string", "description": "the seat's harness settings, when "
+                                                         "not the defaults"}}}
     adaptation = {"type": "object", "required": ["parameter", "change", "reason"],
                   "properties": {k: {"type": "string"} for k in ("parameter", "change",
                                                                 "reason")}}
@@ -216,7 +223,12 @@ def transcript_schema() -> dict[str, Any]:
                                                           "after adaptation"},
             "tools": {"type": "object", "required": ["steps", "used"],
                       "description": "tools=on: the look-ups allowed this turn and those made",
-                      "properties": {"steps": count, "used": count}}}}
+                      "properties": {"steps": count, "used": count}},
+            "harness": {"type": "string", "description": "the seat's harness settings "
+                                                         "(history=all,think=text), when not "
+                                                         "the defaults"},
+            "note": {"type": ["string", "null"], "description": "notes=on: the note the "
+                                                                "model kept with this move"}}}
     totals = {"oneOf": [{"type": "null"}, {  # one seat's LLM totals (null: no LLM moves)
         "type": "object",
         "required": ["moves", "calls", "input_tokens", "output_tokens", "cached_tokens",

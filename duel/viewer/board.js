@@ -484,6 +484,8 @@ const Board = (() => {
     if (llm) {
       box.appendChild(el("div", "", (llm.legal_at_attempt ? `A legal move at attempt ${llm.legal_at_attempt}` : "No legal move") +
         (llm.fallback ? `; the fallback (${llm.fallback}) played` : "")));
+      if (llm.harness) box.appendChild(el("div", "muted", `Harness settings: ${llm.harness}`));
+      if (llm.note) box.appendChild(el("div", "", `Its note for its next turns: ${llm.note}`));
       for (const c of llm.calls || []) {
         const a = el("div", "attempt");
         a.appendChild(el("div", c.category === "OK" ? "cat-OK" : "cat-bad",

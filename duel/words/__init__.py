@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from duel.agents.llm.harness import OPTIONS as HARNESS_OPTIONS
 from duel.engine import CARDS, GameState, Move
 from duel.engine.data import (
     BROWN,
@@ -328,10 +329,13 @@ def agent_name(spec: str | None) -> str:
         return "MCTS"
     if kind == "llm":
         provider, _, model = rest.split(",")[0].partition(":")
+        # a player is its spec, harness settings included (duel.agents.llm.harness)
+        harness = [f"{k}={opts[k]}" for k in HARNESS_OPTIONS if k in opts]
+        tail = f" ({', '.join(harness)})" if harness else ""
         if provider == "local":
-            return "the local model"
+            return "the local model" + tail
         model = model.split("@")[0] or provider
-        return f"{model} on {provider}" if model != provider else model
+        return (f"{model} on {provider}" if model != provider else model) + tail
     if kind == "http":
         return "a remote bot"
     return _KIND.get(kind, spec.split(",")[0])

@@ -92,14 +92,16 @@ def clip(text: str, limit: int = THINKING_CHARS) -> str:
 
 
 def llm_lines(llm: dict[str, Any]) -> list[str]:
-    """An LLM move's account for `duel match -v`: the outcome, each adaptation of the model's
-    parameters, then per call its category, tokens (reasoning ones too), latency, error, and
-    the start of the thinking it returned."""
+    """An LLM move's account for `duel match -v`: the outcome (with the seat's harness
+    settings, when not the defaults), each adaptation of the model's parameters, then per call
+    its category, tokens (reasoning ones too), latency, error, and the start of the thinking it
+    returned; then the note it kept (notes=on)."""
     if llm.get("fallback"):
         outcome = f"no legal move: fallback {llm['fallback']}"
     else:
         outcome = f"legal at attempt {llm.get('legal_at_attempt')}"
-    lines = [f"LLM: {outcome}"]
+    lines = [f"LLM: {outcome}" + (f" (harness {llm['harness']})" if llm.get("harness")
+                                    else "")]
     for a in llm.get("adaptations") or []:
         lines.append(f"adapted {a.get('parameter')}: {a.get('change')} ({a.get('reason')})")
     for c in llm.get("calls") or []:
@@ -120,6 +122,13 @@ def llm_lines(llm: dict[str, Any]) -> list[str]:
     if llm.get("tools"):
         t = llm["tools"]
         lines.append(f"tools: {t.get('used')} of {t.get('steps')} look-ups used")
+    image = llm.get("image")
+    if isinstance(image, dict):
+        lines.append(f"board image: {image.get('width')}x{image.get('height')} PNG, "
+                     f"{image.get('bytes')} bytes (about {image.get('tokens_openai')} input "
+                     f"tokens on OpenAI, {image.get('tokens_anthropic')} on Anthropic)")
+    if llm.get("note"):
+        lines.append(f"note kept: {clip(str(llm['note']))}")
     return lines
 
 

@@ -1,66 +1,91 @@
-"""Grading a setting of the LLM spec as a variant (`--variants baseline,tools=on`): the same
-deals, the setting's games in their own folder, recorded with the spec that played them."""
+"""Harness settings graded like prompt variants: `duel grade --variants baseline,history=all,
+think=text` plays each on the same deals from both seats, pairs it with the baseline and reports
+it; a player is its spec, settings included, in ratings; position grading refuses the settings
+that need a game's past."""
 
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
-from helpers.fake_reasoning_servers import pick
-from helpers.fake_tool_models import OpenAIToolModel
+from helpers.fake_harness_model import HarnessModel
+from helpers.fake_llm_server import FakeLLMServer
 
 from duel.cli import main
-from duel.errors import SpecError
-from duel.grading.games import variant_parts, variant_spec
-from duel.transcripts import read
+from duel.errors import SpecError, UsageError
+from duel.grading.variants import GradeVariant
+from duel.runs.ratings import collect
+from duel.transcripts import read, verified_result
 
 
-def either(body: dict[str, Any]) -> Scripted:
-    """A compatible server's model: through the tool set when it is offered, else with the
-    forced move tool."""
-    names = [t["function"]["name"] for t in body.get("tools") or []]
-    if "make_move" in names:
-        return OpenAIToolModel("careful")(body)
-    return openai_reply(tool_args=json.dumps(pick(body["messages"])), finish="tool_calls")
+@pytest.fixture()
+def server(monkeypatch: pytest.MonkeyPatch) -> FakeLLMServer:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeLLMServer(HarnessModel()) as srv:
+        yield srv  # type: ignore[misc]
 
 
-def test_a_setting_is_graded_against_the_baseline_on_the_same_deals(tmp_path: Path) -> None:
+def test_settings_are_graded_as_variants(server: FakeLLMServer, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "grade"
-    with FakeLLMServer(responder=either) as srv:
-        model = f"llm:compat:fake@{srv.url}/v1"
-        assert main(["grade", "--variants", "baseline,tools=on", "--model", model,
-                     "--opponent", "random", "--deals", "1", "--seed", "3", "--out", str(out),
-                     "--jobs", "1", "--no-progress"]) == 0
-    assert sorted(p.name for p in (out / "games").iterdir()) == ["baseline", "null", "tools=on"]
+    model = f"llm:compat:m@{server.url}/v1,mode=text"
+    args = ["grade", "--variants", "baseline,history=all,think=text,compact+notes=on",
+            "--model", model, "--opponent", "random", "--deals", "2", "--out", str(out),
+            "--jobs", "1", "--no-progress"]
+    assert main(args) == 0
+    md = capsys.readouterr().out
+    asked = len(server.requests)
+    assert main(args) == 0  # resumable: nothing is played again
+    assert len(server.requests) == asked
     rows = {r["variant"]: r for r in csv.DictReader((out / "report.csv").open())}
-    assert set(rows) == {"baseline", "null", "tools=on"}
-    assert int(rows["tools=on"]["paired_deals"]) == 1 and int(rows["tools=on"]["games"]) == 2
-    # the careful model: get_state, legal_moves, simulate, explain, then make_move
-    assert float(rows["tools=on"]["tool_calls_per_move"]) == 5.0
-    assert float(rows["baseline"]["tool_calls_per_move"]) == 0.0
-    tools = rows["tools=on"]
-    assert int(tools["llm_moves"]) > 0 and float(tools["seconds_per_move"]) > 0
-    assert "tool calls/move" in (out / "report.md").read_text()
-    for path in (out / "games" / "tools=on").glob("*.jsonl"):
-        t = read(path)
-        seat = path.stem.split("seat")[1]
-        player = t.header["players"][seat]
-        assert player["spec"] == f"{model},prompt=baseline,tools=on"
-        assert player["prompt"]["name"] == "baseline" and player["prompt"]["tools"]["steps"] == 8
-        mine = [m for m in t.moves if str(m["player"]) == seat]
-        assert all(c["tool_calls"] is not None for m in mine for c in m["details"]["llm"]["calls"])
-        assert t.footer is not None and t.footer["totals"][seat]["calls"] == 3 * len(mine)
+    assert set(rows) == {"baseline", "null", "history=all", "think=text", "compact+notes=on"}
+    for name in ("history=all", "think=text", "compact+notes=on"):
+        r = rows[name]
+        assert int(r["games"]) == 4 and int(r["paired_deals"]) == 2
+        assert float(r["first_try_legal"]) == 1.0 and int(r["fallbacks"]) == 0
+        assert r["diff_ci_low"] != "" and r["p_value"] != ""
+        assert f"| {name} |" in md
+        for path in (out / "games" / name).glob("*.jsonl"):
+            t = read(path)
+            verified_result(t)
+            seat = path.stem.split("seat")[1]
+            player = t.header["players"][seat]
+            assert player["prompt"]["harness"] == GradeVariant.parse(name).harness.label
+            assert player["spec"] == GradeVariant.parse(name).spec(model)
+            llm = [m["details"]["llm"] for m in t.moves if str(m["player"]) == seat]
+            assert all(c["harness"] == player["prompt"]["harness"]
+                       for m in llm for c in m["calls"])
+    assert rows["compact+notes=on"]["hash"] != rows["baseline"]["hash"]
+    assert rows["think=text"]["hash"] == rows["baseline"]["hash"]  # the same prompt text
+    # ratings keep the settings apart: a player is its spec
+    players = {p for g in collect([str(out / "games")]) for p in g[:2]}
+    assert {GradeVariant.parse(n).spec(model) for n in rows} <= players | {
+        GradeVariant.parse("null").spec(model)}
+    assert len({p for p in players if p.startswith("llm:")}) == 5
 
 
-def test_a_variant_names_a_prompt_options_or_both() -> None:
-    assert variant_parts("errata") == ("errata", [])
-    assert variant_parts("tools=on") == ("baseline", ["tools=on"])
-    assert variant_parts("local+tools=on+tool_steps=4") == ("local", ["tools=on", "tool_steps=4"])
-    assert variant_spec("llm:local", "tools=on") == "llm:local,prompt=baseline,tools=on"
-    for bad in ("tools=on+local", "errata+local", "prompt=errata", "baseline+"):
-        with pytest.raises(SpecError, match="grading variant"):
-            variant_parts(bad)
+@pytest.mark.parametrize("name, words", [
+    ("history=sometimes", "history must be off, all or a number"),
+    ("verbose=on", "unknown harness setting 'verbose'; valid settings: history, notes, think"),
+    ("compact+errata", "names two prompt variants"),
+    ("nonsense", "unknown prompt variant 'nonsense'"),
+    ("think=text+think=off", "sets think twice"),
+])
+def test_a_bad_variant_names_what_is_valid(name: str, words: str) -> None:
+    with pytest.raises(SpecError, match=words):
+        GradeVariant.parse(name)
+
+
+def test_the_model_may_not_set_what_a_variant_sets() -> None:
+    with pytest.raises(SpecError, match="--model sets think, which variant 'think=text' sets"):
+        GradeVariant.parse("think=text").spec("llm:local,think=text")
+    assert GradeVariant.parse("history=all").spec("llm:local,think=text") == \
+        "llm:local,think=text,prompt=baseline,history=all"
+
+
+def test_position_grading_refuses_settings_that_need_the_games_past(tmp_path: Path) -> None:
+    from duel.grading.positions.grade import run
+
+    with pytest.raises(UsageError, match="history need the game's earlier moves"):
+        run(tmp_path / "missing.json", ["history=all"], "llm:local", tmp_path / "out")

@@ -44,15 +44,19 @@ from duel.agents.attempts import (
     Verdict,
     Wording,
 )
-from duel.agents.llm import budgets, limits, runner
+from duel.agents.llm import budgets, framing, limits, runner
 from duel.agents.llm.accounting import reasoning_label
 from duel.agents.llm.adapt import Settings, adapt, effective, learn
+from duel.agents.llm.board_image import image_parts, render
 from duel.agents.llm.calls import LLMCall
+from duel.agents.llm.harness import Harness
 from duel.agents.llm.legal_schema import legal_move_schema
+from duel.agents.llm.memory import SeatMemory
 from duel.agents.llm.models import ANSWER_TOKENS, TRUNCATION_GROWTH
 from duel.agents.llm.prices import cost, price_table
 from duel.agents.llm.providers import Provider, Reply, provider_defaults
-from duel.agents.llm.schema import last_json_object
+from duel.agents.llm.renaming import renaming
+from duel.agents.llm.schema import last_json_object, structured_schema
 from duel.engine import InfoSet, Move
 from duel.engine.moves import MoveKind
 from duel.errors import LLMConfigError, RequestError, SpecError, TransportError
@@ -84,20 +88,32 @@ class _Conversation(ConversationBase):
         self.legal = legal
         self.state = InfoSet.from_view(view).sample(random.Random(0))  # prices and reasons only
         priced = [(m, self.state.price(m)) for m in legal]
-        self.messages: list[dict[str, Any]] = [
-            {"role": "user", "content": agent.variant.turn_message(view, priced)}]
+        h, memory = agent.harness, agent.memory
+        # the harness's parts (duel.agents.llm.framing): none with the default harness
+        self.structured = agent.effective_settings().mode in framing.STRUCTURED_MODES
+        self.messages: list[dict[str, Any]] = [{"role": "user", "content": framing.turn_message(
+            h, agent.variant.turn_message(view, priced),
+            memory.history(view) if h.history else None,
+            memory.last_note(view) if h.notes else None, self.structured)}]
         self.calls: list[LLMCall] = []
         self.adaptations: list[dict[str, str]] = []
         self.budget = budgets.start(agent.budget_key(), agent.effective_settings().max_tokens)
         # the structured output's schema, if not the full one
         self.schema = legal_move_schema(legal) if agent.constrain == "legal" else None
+        if not h.is_default:
+            self.schema = framing.reply_schema(h, self.schema or structured_schema())
+        self.image = render(view) if h.image else None
+        if self.image is not None:  # the board as the model's provider takes a picture
+            self.messages[0]["content"] = image_parts(  # type: ignore[assignment]
+                agent.provider.name, self.messages[0]["content"], self.image.png)
         self.reply: Reply | None = None
+        self.note: str | None = None
 
     async def ask(self, attempt: int) -> Verdict | Any | None:
         reply = await self.model_reply(attempt)
         if reply is None:
             return None  # transport retries exhausted, or the request refused: attempt spent
-        return self.agent._check(reply, self.budget)
+        return self.harnessed(self.agent._check(reply, self.budget))
 
     async def model_reply(self, attempt: int) -> Reply | None:
         """One reply of the model to the messages so far (kept as `reply`), asked again while
@@ -115,17 +131,40 @@ class _Conversation(ConversationBase):
         the tool loop)."""
         return {}
 
+    def harnessed(self, checked: Verdict | Any) -> Verdict | Any:
+        """The move of a checked reply under the seat's harness: the reasoning asked for in
+        words becomes the call's thinking, a note is kept (duel.agents.llm.framing)."""
+        if isinstance(checked, Verdict) or self.agent.harness.is_default:
+            return checked
+        taken = checked if isinstance(checked, framing.Taken) else framing.take(
+            self.agent.harness, checked)
+        if taken.reasoning:  # the reasoning asked for in words is the call's thinking
+            said = self.calls[-1].thinking
+            self.calls[-1].thinking = f"{said}\n\n{taken.reasoning}" if said else taken.reasoning
+        if taken.note is not None:
+            self.note = taken.note
+        return taken.move
+
     def refused(self, verdict: Verdict) -> None:
         said = self.reply.text if self.reply is not None else ""
         self.messages.append({"role": "assistant", "content": said or "(empty reply)"})
         self.messages.append({"role": "user", "content": self.agent._reask(
-            verdict.reason, self.legal, str(self.view.get("step", "")))})
+            verdict.reason, self.legal, str(self.view.get("step", "")),
+            framing.reask_line(self.agent.harness, self.structured))})
 
     def fields(self) -> tuple[dict[str, Any], dict[str, Any]]:
         agent = self.agent
-        return {}, {"variant": agent.variant.name, "variant_hash": agent.variant.hash,
-                    "adaptations": self.adaptations, "settings": agent.settings(),
-                    "constrain": agent.constrain}
+        rest: dict[str, Any] = {"variant": agent.variant.name, "variant_hash": agent.variant.hash,
+                "adaptations": self.adaptations, "settings": agent.settings(),
+                "constrain": agent.constrain}
+        if not agent.harness.is_default:
+            rest["harness"] = agent.harness.label
+        if self.image is not None:
+            rest["image"] = self.image.record()
+        if agent.harness.notes:
+            rest["note"] = self.note
+            agent.memory.note = self.note  # given back next turn (None: it kept none)
+        return {}, rest
 
 
 class WaitRetryAfter(wait_base):
@@ -160,7 +199,8 @@ class LLMAgent(AskingSeat):
                  fallback: str = "random", max_tokens: int = ANSWER_TOKENS,
                  transport_retries: int = 6, backoff: float = 1.0, concurrency: int = 8,
                  endpoint: str = "", *, settings: Settings | None = None,
-                 model_reasons: bool = False, constrain: str = "shape") -> None:
+                 model_reasons: bool = False, constrain: str = "shape",
+                 harness: Harness | None = None) -> None:
         self.policy = AttemptPolicy(max_attempts, fallback, "llm")
         if settings is None:
             settings = replace(provider_defaults(provider), temperature=temperature,
@@ -184,6 +224,22 @@ class LLMAgent(AskingSeat):
         self.concurrency = concurrency
         self.endpoint = endpoint or f"{provider.name}:{provider.model}"
         self.constrain = constrain
+        self.harness = harness or Harness()
+        self.memory = SeatMemory()
+        seed = self.harness.renaming_seed
+        # names=renamed: what is sent is renamed and what comes back mapped back (renaming.py)
+        self.renaming = None if seed is None else renaming(seed, variant.system)
+
+    def observe(self, view: dict[str, Any], move: Move, after: dict[str, Any]) -> None:
+        """A move of the game, as this seat saw it (duel.agents.observe): remembered for
+        history=."""
+        if self.harness.history:
+            self.memory.observe(view, move, after)
+
+    @property
+    def observing(self) -> bool:
+        """Whether the game's runner need tell this seat its moves."""
+        return bool(self.harness.history)
 
     # ------------------------------------------------------------------ settings
     def effective_settings(self) -> Settings:
@@ -289,11 +345,15 @@ class LLMAgent(AskingSeat):
             self._status("start", attempt, started, s)
             try:
                 # The process's cap first: a slot of the cluster's is not held while waiting.
+                system, sent_messages, schema = self.variant.system, messages, conv.schema
+                if self.renaming is not None:
+                    system, sent_messages, schema = self.renaming.outgoing(
+                        system, messages, schema or structured_schema())
                 async with sem, limits.slot(f"{self.provider.name}:{self.provider.model}"):
-                    return await self.provider.complete(self.variant.system, messages, sent,
-                                                        s.temperature, settings=s,
-                                                        schema=conv.schema,
-                                                        **conv.send_options())
+                    reply = await self.provider.complete(system, sent_messages, sent,
+                                                         s.temperature, settings=s,
+                                                         schema=schema, **conv.send_options())
+                return reply if self.renaming is None else self.renaming.incoming(reply)
             except RequestError as exc:
                 if self.effective_settings() != s:
                     continue  # adapted by another call meanwhile: send with that
@@ -330,7 +390,8 @@ class LLMAgent(AskingSeat):
             # OpenRouter, which bills each reply itself, always)
             cost_usd=0.0 if self.provider.name == "openrouter"
             else cost(model, 0, 0, 0, self.prices), finish_reason="", raw="", thinking="",
-            max_tokens=_limit(budget, self.effective_settings()), error=error or None)
+            max_tokens=_limit(budget, self.effective_settings()), error=error or None,
+            harness=None if self.harness.is_default else self.harness.label)
         if reply is not None:
             # reasoning tokens are inside output_tokens (both providers bill them as output),
             # so they are priced once, as output
@@ -352,8 +413,10 @@ class LLMAgent(AskingSeat):
         """What only the LLM seat can judge: a reply cut off, empty, or without a JSON object
         (a Verdict); else the move object, for the attempt policy to judge."""
         if reply.truncated or reply.finish_reason == "length":
+            ask = "reason more briefly, then give the JSON object" \
+                if self.harness.think == "text" else "answer with the JSON object only"
             return Verdict(Category.TRUNCATED, None, f"your answer was cut off at {budget} "
-                                                     "tokens; answer with the JSON object only")
+                                                     f"tokens; {ask}")
         if reply.refused:
             return Verdict(Category.REFUSAL, None, "you declined to answer; this is a board "
                                                    "game, and a move is all that is asked")
@@ -361,19 +424,25 @@ class LLMAgent(AskingSeat):
         if obj is None:
             if not reply.text.strip():
                 return Verdict(Category.EMPTY, None, "your answer was empty")
+            if self.harness.think == "text":
+                found = framing.last_move_object(reply.text)
+                if found is None:
+                    return Verdict(Category.UNPARSABLE, None, "your answer ended without the "
+                                   "JSON object of your move after your reasoning")
+                return framing.take(self.harness, found[0], reply.text, found[1])
             obj = last_json_object(reply.text)
             if obj is None:
                 return Verdict(Category.UNPARSABLE, None,
                                "your answer contained no JSON object")
         return obj
 
-    def _reask(self, reason: str, legal: list[Move], step: str) -> str:
+    def _reask(self, reason: str, legal: list[Move], step: str,
+               closing: str = framing.REASK_LINE) -> str:
         """The re-ask: why the move was refused, in the game's words, then what is valid now."""
         return (f"Your move was not accepted: {reason}.\n"
                 f"The step is {step}. The legal moves now are:\n"
                 + "\n".join(f"- {line}" for line in valid_moves(legal))
-                + f"\nFor example: {json.dumps(legal[0].to_json())}\n"
-                'Answer again with only the JSON object {"move": ..., "moveData": {...}}.')
+                + f"\nFor example: {json.dumps(legal[0].to_json())}\n" + closing)
 
 
 def _why(exc: TransportError) -> str:

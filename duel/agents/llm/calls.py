@@ -53,6 +53,7 @@ class LLMCall:
     served_model: str | None = None  # the model (snapshot) the reply names
     request_id: str | None = None  # the provider's id of the request
     retry: str | None = None  # why the previous try of the same request got no reply
+    harness: str | None = None  # the seat's harness settings (harness.py's label), if set
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -101,6 +102,7 @@ _KIND: dict[str, str] = {
     "reasoning_tokens": _INT, "cost_usd": "a number or null", "finish_reason": _TEXT,
     "raw": _TEXT, "thinking": _TEXT, "max_tokens": _INT, "error": _TEXT,
     "cost_source": _TEXT, "served_model": _TEXT, "request_id": _TEXT, "retry": _TEXT,
+    "harness": _TEXT,
 }
 
 

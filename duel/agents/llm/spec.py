@@ -13,6 +13,8 @@ from duel.agents.builtin import LLM
 from duel.agents.kinds import parse_params
 from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent
+from duel.agents.llm.harness import OPTIONS as HARNESS_OPTIONS
+from duel.agents.llm.harness import THINK_TOKENS, Harness
 from duel.agents.llm.local import LOCAL_DEFAULTS, LocalProvider
 from duel.agents.llm.models import (
     ANSWER_TOKENS,
@@ -248,6 +250,16 @@ def parse_llm_spec(rest: str) -> LLMAgent:
         params.update(LOCAL_DEFAULTS)  # the setting measured to play best per minute
     params.update(given)
     tool_steps = _tool_steps(provider_name, params, given)
+    harness = Harness.from_options({k: params[k] for k in HARNESS_OPTIONS
+                                    if params[k] is not None})
+    if harness.image and provider_name == "local":
+        raise SpecError("llm:local takes no images (the shipped model reads text only); "
+                        "image=on needs a vision model")
+    if harness.image and harness.names != "true":
+        raise SpecError("llm: image=on draws the true names; it cannot go with names=renamed")
+    if tool_steps and harness.names != "true":
+        raise SpecError("llm: tools=on answers in the true names (the tool set's); it cannot go "
+                        "with names=renamed")
     try:
         variant = get_variant(params["prompt"])
     except PromptError as exc:
@@ -259,6 +271,10 @@ def parse_llm_spec(rest: str) -> LLMAgent:
                              params["api"])
         fam = family(provider.model, provider_name)
         claude = _claude(fam, provider.model, params) if provider_name == "anthropic" else None
+        if harness.think == "text" and "max_tokens" not in given:
+            # reasoning in words needs room: a plain answer's budget would cut it off
+            params["max_tokens"] = max(params["max_tokens"] or default_max_tokens(
+                fam, params["thinking"]), THINK_TOKENS)
         constrain = params["constrain"] or "shape"
         settings = _settings(provider_defaults(provider), fam, params, claude)
         if constrain == "legal" and (provider_name not in ("local", "compat")
@@ -274,7 +290,7 @@ def parse_llm_spec(rest: str) -> LLMAgent:
                          backoff=params["backoff"], concurrency=params["concurrency"],
                          endpoint=_endpoint(provider_name, target, base_url),
                          settings=settings, model_reasons=fam is not None and fam.reasons,
-                         constrain=constrain, **extra)
+                         constrain=constrain, harness=harness, **extra)
     except ValueError as exc:
         if isinstance(exc, SpecError):
             raise

@@ -186,7 +186,7 @@ class ToolConversation(_Conversation):
             if reply is None:
                 return None
             if reply.truncated or not reply.tool_calls:
-                return self.agent._check(reply, self.budget)  # a text answer
+                return self.harnessed(self.agent._check(reply, self.budget))  # a text answer
             answer = self._run(reply)
             if answer is not None:
                 return answer

@@ -38,13 +38,8 @@ from duel.agents.spec import make_agent
 from duel.analysis.sidecar import file_hash
 from duel.engine import IllegalMoveError, Move
 from duel.errors import DuelError, InvalidStateError, SpecError, UsageError
-from duel.grading.games import (
-    BASELINE,
-    NULL_VARIANT,
-    RunOutcome,
-    variant_prompt,
-    variant_spec,
-)
+from duel.grading.games import BASELINE, NULL_VARIANT, RunOutcome, prompt_hash, variant_spec
+from duel.grading.variants import GradeVariant
 from duel.runs.budget import Budget, GameCost
 from duel.runs.campaign import Campaign
 from duel.runs.campaign import run as campaign_run
@@ -136,7 +131,7 @@ def _kept(path: Path, model: str, variant: str) -> Answer | None:
     if found.model != spec:
         raise SpecError(f"{path} is an answer of {found.model}, not of {spec}: grade into "
                         "another --out")
-    now = variant_prompt(variant).hash
+    now = prompt_hash(variant)
     if found.prompt_hash != now:
         raise SpecError(f"{path} was answered with prompt variant {variant} of hash "
                         f"{found.prompt_hash}, which is now {now}: grade into another --out")
@@ -152,7 +147,7 @@ def ask(agent: Agent, variant: str, position: Position, out: Path) -> Answer:
         raise IllegalMoveError(f"agent {agent.spec} answered {decision.move} at position "
                                f"{position.id}, which is not a legal move there")
     answer = Answer(variant, position.id, agent.spec.strip(),
-                    variant_prompt(variant).hash, decision.move, decision.forfeit,
+                    prompt_hash(variant), decision.move, decision.forfeit,
                     time.perf_counter() - start, decision.details)
     # Whole or not at all: a kill mid-write leaves no half answer to read back.
     atomic_write(answer_path(out, variant, position.id), json.dumps(answer.to_json()) + "\n")
@@ -185,11 +180,16 @@ def run(suite_path: str | Path, variants: list[str], model: str, out: str | Path
         ) -> tuple[Suite, RunOutcome]:
     """Ask every variant every position of the suite (see the module docstring); the suite and
     how the run ended."""
-    suite = load(suite_path)
     names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
+    for name in names:
+        past = GradeVariant.parse(name).harness.needs_game()
+        if past:
+            raise UsageError(f"variant {name!r}: {', '.join(past)} need the game's earlier "
+                             "moves, which a position suite does not hold: grade it on games "
+                             "(without --positions)")
+    suite = load(suite_path)
     agents: dict[str, Agent] = {}
     for name in names:
-        variant_prompt(name)
         agents[name] = make_agent(variant_spec(model, name))
     folder = Path(out)
     bind(folder, suite_path, suite)

@@ -1,0 +1,180 @@
+"""What the harness settings (harness.py) change in one decision's exchange with the model: the
+turn message (the game so far, the seat's last note, how to answer), the reply schema (a
+``reasoning`` string before the move, a ``note`` after it), and reading the reply (the last move
+object of a free-text answer, the reasoning and the note taken out before the engine judges the
+move).
+
+With the default harness every text and schema is exactly the plain seat's."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from duel.agents.llm.harness import NOTE_CHARS, Harness
+from duel.agents.llm.schema import last_json_object
+
+# The variant's closing line (duel.prompts.Variant.turn_message), which the harness rewrites.
+ANSWER_LINE = ('Answer with only the JSON object of your move, in the form '
+               '{"move": ..., "moveData": {...}}.')
+REASK_LINE = 'Answer again with only the JSON object {"move": ..., "moveData": {...}}.'
+STRUCTURED_MODES = ("json_schema", "tool", "json_object")  # the reply is one JSON object
+REASONING = "reasoning"
+NOTE = "note"
+_NOTE_EXAMPLE = f'"{NOTE}": "..."'
+
+
+@dataclass
+class Taken:
+    """A reply's move object with the harness's fields taken out: the reasoning (recorded as
+    the call's thinking) and the note (kept for the next turn)."""
+
+    move: Any
+    reasoning: str = ""
+    note: str | None = None
+
+
+def _form(h: Harness, structured: bool) -> str:
+    keys = []
+    if h.think == "text" and structured:
+        keys.append(f'"{REASONING}": "..."')
+    keys += ['"move": ...', '"moveData": {...}']
+    if h.notes:
+        keys.append(_NOTE_EXAMPLE)
+    return "{" + ", ".join(keys) + "}"
+
+
+def answer_line(h: Harness, structured: bool) -> str:
+    """How to answer: the variant's own line with the default harness."""
+    if h.is_default or (h.think == "off" and not h.notes):
+        return ANSWER_LINE
+    parts = []
+    form = _form(h, structured)
+    if h.think == "text" and structured:
+        parts.append(f"Answer with one JSON object, {form}: in \"{REASONING}\" think step by "
+                     "step in words about the position and your options, then give your move.")
+    elif h.think == "text":
+        parts.append("First think step by step in words about the position and your options. "
+                     f"Then end your answer with the JSON object of your move, in the form "
+                     f"{form}.")
+    else:
+        parts.append(f"Answer with only the JSON object of your move, in the form {form}.")
+    if h.notes:
+        parts.append(f'In "{NOTE}" you may keep a short plan for your next turns (at most '
+                     f"{NOTE_CHARS} characters; longer is cut): it is given back to you next "
+                     "turn, and only you see it until the game is over.")
+    return " ".join(parts)
+
+
+def reask_line(h: Harness, structured: bool) -> str:
+    if h.think == "off" and not h.notes:
+        return REASK_LINE
+    if h.think == "text" and not structured:
+        return ("Think again in words if you need to, then end your answer with the JSON object "
+                f"{_form(h, structured)}.")
+    return f"Answer again with the JSON object {_form(h, structured)}."
+
+
+def turn_message(h: Harness, plain: str, history: list[str] | None, note: str | None,
+                 structured: bool) -> str:
+    """The variant's turn message `plain` with the harness's parts: the game so far before
+    the state, the seat's last note after it, and its own closing line."""
+    if h.is_default:
+        return plain
+    head, sep, _ = plain.rpartition(ANSWER_LINE)
+    body = head.rstrip("\n") if sep else plain
+    parts = []
+    if h.history:
+        parts.append(history_block(h, history))
+    parts.append(body)
+    if h.notes:
+        parts.append(f"Your note from your last move: {note}" if note
+                     else "You have kept no note yet.")
+    parts.append(answer_line(h, structured))
+    return "\n\n".join(parts)
+
+
+def history_block(h: Harness, lines: list[str] | None) -> str:
+    if lines is None:
+        return "The game so far: not known (this position is asked on its own)."
+    if not lines:
+        return "The game so far: no move has been played yet."
+    shown = lines if h.history < 0 else lines[-h.history:]
+    what = "every move" if len(shown) == len(lines) else f"the last {len(shown)} moves"
+    return (f"The game so far ({what}, oldest first; you are player 2):\n"
+            + "\n".join(shown))
+
+
+def reply_schema(h: Harness, schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` (an object, or an anyOf of objects) with a reasoning string before the move and
+    a note after it, as the harness asks for them."""
+    if h.think == "off" and not h.notes:
+        return schema
+    if "anyOf" in schema and "properties" not in schema:
+        return {**schema, "anyOf": [reply_schema(h, b) for b in schema["anyOf"]]}
+    props: dict[str, Any] = {}
+    if h.think == "text":
+        props[REASONING] = {"type": "string"}
+    props.update(schema["properties"])
+    if h.notes:
+        props[NOTE] = {"type": "string"}
+    extra = [k for k in (REASONING, NOTE) if k in props and k not in schema["properties"]]
+    required = [k for k in props if k in (*schema.get("required", []), *extra)]
+    return {**schema, "properties": props, "required": required}
+
+
+# Where an object can start: a brace, then a key or the closing brace.
+_OBJECT_START = re.compile(r'\{\s*["}]')
+
+
+def last_move_object(text: str) -> tuple[Any, int] | None:
+    """The last top-level JSON object of `text` with a "move" key (else the last object), and
+    where it starts; None if there is none. Never guesses a move out of prose."""
+    decoder = json.JSONDecoder()
+    found: tuple[Any, int] | None = None
+    move: tuple[Any, int] | None = None
+    pos = 0
+    while True:
+        match = _OBJECT_START.search(text, pos)
+        if match is None:
+            break
+        start = match.start()
+        try:
+            obj, end = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            pos = start + 1
+            continue
+        if isinstance(obj, dict):
+            found = (obj, start)
+            if "move" in obj:
+                move = (obj, start)
+        pos = end
+    if move is not None or found is not None:
+        return move or found
+    # the prompt's own example writes the move name bare: the plain parser repairs that
+    repaired = last_json_object(text)
+    return (repaired, max(0, text.rfind("{"))) if repaired is not None else None
+
+
+def take(h: Harness, obj: Any, text: str = "", start: int | None = None) -> Taken:
+    """The move object without the harness's fields. `text` and `start`: a free-text reply
+    and where its object starts, whose words before it are the reasoning."""
+    if not isinstance(obj, dict) or (h.think == "off" and not h.notes):
+        return Taken(obj)
+    move = dict(obj)
+    reasoning = ""
+    if h.think == "text":
+        said = move.pop(REASONING, None)
+        if isinstance(said, str):
+            reasoning = said
+        elif start is not None:
+            reasoning = text[:start]
+        reasoning = reasoning.strip().removesuffix("```json").removesuffix("```").strip()
+    note = None
+    if h.notes:
+        said = move.pop(NOTE, None)
+        if said is not None:
+            note = (said if isinstance(said, str) else json.dumps(said))[:NOTE_CHARS]
+    return Taken(move, reasoning, note)

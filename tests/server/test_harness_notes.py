@@ -1,0 +1,58 @@
+"""An LLM seat with harness settings in a server game: its note (notes=on) is private to the seat
+until the game is over, through every endpoint that shows a move's details (the log, the partial
+transcript), and its history (history=all) holds the game's moves, told by the server's turns."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from fastapi.testclient import TestClient
+from helpers.fake_harness_model import HarnessModel
+from helpers.fake_llm_server import FakeLLMServer
+from helpers.play_helpers import live, play
+from helpers.server_helpers import create
+
+from server.main import create_app
+from server.notes import SEALED
+
+
+@pytest.fixture(autouse=True)
+def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DUEL_COMPAT_API_KEY", "sk-test")
+
+
+def texts(client: TestClient, code: str) -> dict[str, str]:
+    """What players and spectators can read of the game's moves now."""
+    log = client.get(f"/games/{code}/log")
+    partial = client.get(f"/games/{code}/transcript", params={"partial": "true"})
+    assert log.status_code == 200, log.text
+    assert partial.status_code == 200, partial.text
+    return {"log": log.text, "transcript": partial.text}
+
+
+def test_notes_stay_private_until_the_game_is_over_and_history_reaches_the_model(
+        db: str) -> None:
+    with FakeLLMServer(HarnessModel(note="SECRET-PLAN-{n}")) as fake:
+        agents = {"planner": f"llm:compat:m@{fake.url}/v1,mode=text,notes=on,history=all,"
+                             "transport_retries=0"}
+        with TestClient(create_app(db, agents=agents)) as client:
+            code, tokens = create(client, "planner", "external", seed=3)
+            rng = random.Random(0)
+            checked = 0
+            while not live(client, code).over:
+                seen = texts(client, code)
+                if live(client, code).over:
+                    break  # it ended while being read: the note may show now
+                assert "SECRET-PLAN" not in seen["log"] + seen["transcript"]
+                checked += SEALED in seen["transcript"]  # the planner has moved by now
+                play(client, code, tokens["2"], rng) if not live(client, code).over else None
+            assert checked > 10
+            done = client.get(f"/games/{code}/transcript")
+            assert done.status_code == 200
+            assert "SECRET-PLAN-1" in done.text and SEALED not in done.text
+        turns = [r["body"]["messages"][1]["content"] for r in fake.requests]
+        assert "Your note from your last move: SECRET-PLAN-1" in turns[1]
+        assert turns[0].startswith("The game so far: no move has been played yet.")
+        # the external seat's moves reached the planner's history through the server's turns
+        assert "Player 1 takes" in turns[-1] and "Player 2 (you)" in turns[-1]
