@@ -253,13 +253,13 @@ def cmd_analyse(args: argparse.Namespace) -> int:
 
     if len(args.file) == 1 and args.ray is None:
         return run(args.file[0], args.seat, args.iterations, args.time, args.jobs, args.seed,
-                   args.json, args.force)
+                   args.json, args.force, args.guide)
     from duel.analysis.many import run_many
 
     if args.json:
         raise UsageError("--json prints one transcript's analysis: give one file, no --ray")
     return run_many(args.file, seats_of(args.seat), settings_of(args.iterations, args.time,
-                                                                  args.seed),
+                                                                  args.seed, args.guide),
                     args.jobs, args.force, args.ray)
 
 
@@ -662,6 +662,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
     p.add_argument("--force", action="store_true",
                    help="analyse again even if a fresh sidecar with these settings exists")
+    p.add_argument("--guide", nargs="?", const="default", default=None, metavar="MODEL",
+                   help="search below each move with the learned guide (docs/guide.md): the "
+                   "shipped model, or a .onnx file")
     p.set_defaults(func=cmd_analyse)
 
     p = sub.add_parser("tournament", help="seat-swapped pairs on the same deals, in parallel")
