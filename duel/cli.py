@@ -539,6 +539,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
                          _games(args, 40), args.win_games, args.iterations, args.jobs, args.seed,
                          args.out)
         return 0
+    if args.what == "guide":
+        from duel.guide.command import bench as bench_guide
+
+        return bench_guide(args)
     if args.what == "local":
         from duel.bench_local import bench_local
 
@@ -550,6 +554,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    if args.algorithm == "guide":
+        from duel.guide.command import run_train
+
+        return run_train(args)
+    from duel.rl.config import Config as DQNConfig
+
+    if args.jobs is None:
+        args.jobs = DQNConfig().jobs
+    if args.eval_games is None:
+        args.eval_games = DQNConfig().eval_games
     try:
         from duel.rl.dqn import Config, train
     except ImportError as exc:
@@ -809,7 +823,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = Config()
     p = sub.add_parser("train", help="train a learning agent (needs the train extra)")
-    p.add_argument("algorithm", choices=["dqn"])
+    p.add_argument("algorithm", choices=["dqn", "guide"],
+                   help="dqn: the masked deep-Q agent; guide: the network guiding the search "
+                   "(mcts:guide=MODEL, docs/guide.md)")
     p.add_argument("--opponent", default=run.opponent,
                    help="agent spec the learner plays against")
     p.add_argument("--teacher", default=run.teacher,
@@ -822,19 +838,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pretrain-steps", type=int, default=run.pretrain_steps)
     p.add_argument("--eval-every", type=int, default=run.eval_every,
                    help="RL episodes between evaluations")
-    p.add_argument("--eval-games", type=int, default=run.eval_games,
-                   help="greedy games per evaluation")
+    p.add_argument("--eval-games", type=int, default=None,
+                   help=f"games per evaluation (default dqn {run.eval_games} greedy games; "
+                   f"guide 40 games of each net's search against the ISMCTS, 0: none)")
     p.add_argument("--hidden", type=int, default=run.hidden, help="width of the state embedding")
-    p.add_argument("--jobs", type=int, default=run.jobs, help="processes for the teacher's games")
+    p.add_argument("--jobs", type=int, default=None,
+                   help=f"processes for the self-play or teacher's games (default dqn "
+                   f"{run.jobs}, guide 1)")
     p.add_argument("--seed", type=int, default=run.seed)
     p.add_argument("--out", required=True, help="run folder (resumed if it has a checkpoint)")
-    p.add_argument("--restart", action="store_true", help="ignore an existing checkpoint")
+    p.add_argument("--restart", action="store_true", help="ignore an existing checkpoint "
+                   "(guide: train every net again; the self-play games are kept)")
+    from duel.guide.command import add_train_arguments
+
+    add_train_arguments(p)
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("bench", help="benchmarks (figures, not tests)")
     p.add_argument("what", choices=["engine", "mcts", "strength", "server", "dqn", "analyse",
                                     "calibration", "ordering", "stability", "efficiency", "local",
-                                    "positions", "tournament", "reuse"])
+                                    "positions", "tournament", "reuse", "guide"])
     p.add_argument("--clients", type=int, default=50, help="server: concurrent bots")
     p.add_argument("--db", default=None, help="server: the database (default a fresh SQLite "
                    "file), e.g. postgresql://USER@HOST:PORT/DB")
@@ -846,7 +869,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "processes here")
     p.add_argument("--seconds", type=float, default=6.0, help="engine, mcts: time per figure")
     p.add_argument("--spec", default="mcts", help="mcts, dqn: the agent spec to measure "
-                   "(dqn: default the shipped model)")
+                   "(dqn: default the shipped model); guide: the model (default the shipped "
+                   "one)")
     p.add_argument("--games", type=int, default=None,
                    help="strength, dqn: games per pairing (default 100); reuse: games (10); "
                    "calibration: games "

@@ -146,6 +146,13 @@ def generate(path: Path, spec: str, games: int, first_seed: int, explore: int, j
     have = {g.index for g in done}
     todo = [(i, first_seed + i, spec, explore) for i in range(games) if i not in have]
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.stat().st_size:
+        with path.open("rb") as f:
+            f.seek(-1, os.SEEK_END)
+            cut = f.read(1) != b"\n"
+        if cut:  # a line cut short by a killed run: end it, so it is skipped, not joined
+            with path.open("a") as f:
+                f.write("\n")
     with path.open("a") as out:
         for record in _map(todo, jobs, make):
             out.write(json.dumps(record.to_json()) + "\n")
