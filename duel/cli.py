@@ -543,6 +543,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from duel.guide.command import bench as bench_guide
 
         return bench_guide(args)
+    if args.what == "guide-analyser":
+        from duel.guide.command import bench_analysers
+
+        return bench_analysers(args)
     if args.what == "local":
         from duel.bench_local import bench_local
 
@@ -857,7 +861,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="benchmarks (figures, not tests)")
     p.add_argument("what", choices=["engine", "mcts", "strength", "server", "dqn", "analyse",
                                     "calibration", "ordering", "stability", "efficiency", "local",
-                                    "positions", "tournament", "reuse", "guide"])
+                                    "positions", "tournament", "reuse", "guide",
+                                    "guide-analyser"])
     p.add_argument("--clients", type=int, default=50, help="server: concurrent bots")
     p.add_argument("--db", default=None, help="server: the database (default a fresh SQLite "
                    "file), e.g. postgresql://USER@HOST:PORT/DB")
@@ -885,7 +890,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, default=None,
                    help="analyse, calibration, ordering, stability, efficiency: the analyser's "
                    "iterations per decision (default: the analyser's default)")
-    p.add_argument("--plies", type=int, default=5, help="calibration: decisions per game")
+    p.add_argument("--plies", type=int, default=5, help="calibration, guide-analyser: "
+                   "decisions per game")
+    p.add_argument("--guide-iterations", default="1000", metavar="N[,N...]",
+                   help="guide-analyser: the guided analyser's budgets (default %(default)s)")
     p.add_argument("--plot", default=None, help="calibration: write the reliability plot (PNG)")
     p.add_argument("--deals", type=int, default=None,
                    help="ordering (default 50), stability (2): deals of the round robin")

@@ -109,3 +109,24 @@ def bench(args: argparse.Namespace) -> int:
     for line in r["lines"]:
         print(line)
     return 0
+
+
+def bench_analysers(args: argparse.Namespace) -> int:
+    """`duel bench guide-analyser`: today's analyser and the guided one on the same decisions."""
+    from duel.analysis.search import DEFAULT_ITERATIONS, Settings
+    from duel.guide.judge import compare, report
+    from duel.guide.runtime import load_guide
+
+    model = args.spec if args.spec != "mcts" else "default"
+    load_guide(model)
+    budgets = [int(x) for x in str(args.guide_iterations).split(",") if x.strip()]
+    if not budgets or min(budgets) < 1:
+        raise UsageError("--guide-iterations: one or more budgets, e.g. 500,1000")
+    settings = [Settings(iterations=args.iterations or DEFAULT_ITERATIONS)]
+    settings += [Settings(iterations=n, guide=model) for n in budgets]
+    games = args.games or 200
+    judged, diffs = compare(settings, games, args.plies, args.jobs, args.seed, args.out,
+                            progress=sys.stderr.isatty())
+    for line in report(judged, diffs, games):
+        print(line)
+    return 0
