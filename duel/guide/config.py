@@ -16,11 +16,11 @@ class GuideConfig:
     """One run's settings; the defaults are the run that produced the shipped model."""
 
     bootstrap_spec: str = "mcts:iterations=500"
-    bootstrap_games: int = 1500
+    bootstrap_games: int = 600
     explore: int = 10  # bootstrap decisions per game drawn in proportion to visits
-    generations: int = 2
-    games_per_generation: int = 600
-    guided_spec: str = "iterations=200,root=gumbel"  # guide=netK/model.onnx is added
+    generations: int = 3
+    games_per_generation: int = 400
+    guided_spec: str = "iterations=200,root=gumbel,mix=0.3"  # guide=netK/model.onnx is added
     guided_explore: int = 0  # the Gumbel root's own noise explores
     window: int = 3  # generations of games a net learns from (the bootstrap included)
     hidden: int = 256
@@ -31,8 +31,8 @@ class GuideConfig:
     weight_decay: float = 1e-4
     q_weight: float = 1.0  # measured: docs/guide.md
     value_weight: float = 1.0
-    eval_games: int = 40
-    eval_spec: str = "iterations=400"  # both sides get it: guide=... added to one
+    eval_games: int = 30
+    eval_spec: str = "iterations=300"  # both sides get it: guide=... added to one
     jobs: int = 1
     seed: int = 0
     first_seed: int = 1_000_000  # deals of self-play (benchmarks use seeds from 0)
