@@ -28,7 +28,8 @@ from typing import Any
 
 from duel.agents.base import Decision
 from duel.agents.mcts import immediate_win, no_cyclic_gc, public_sample
-from duel.engine import InfoSet, Move
+from duel.engine import GameState, InfoSet, Move
+from duel.guide.reuse import follow, public_key, usable
 from duel.guide.runtime import load_guide
 from duel.guide.search import GNode, Params, expand, simulate
 
@@ -44,7 +45,7 @@ class GuidedAgent:
     def __init__(self, guide: str = "default", iterations: int = 0, time: float = 0.0,
                  c: float = 1.5, fpu: float = 0.2, cap: int = 11, mix: float = 0.0,
                  root: str = "auto", m: int = 16, noise: float = 1.0, epsilon: float = 0.3,
-                 runtime: str = "numpy", seed: int = -1) -> None:
+                 runtime: str = "numpy", seed: int = -1, reuse: int = 1) -> None:
         if iterations < 0:
             raise ValueError(f"iterations must be >= 0, got {iterations}")
         if not (time >= 0 and math.isfinite(time)):
@@ -65,6 +66,8 @@ class GuidedAgent:
             raise ValueError(f"noise must be >= 0, got {noise}")
         if seed < -1:
             raise ValueError(f"seed must be >= 0, or -1 for the match's generator; got {seed}")
+        if reuse not in (0, 1):
+            raise ValueError(f"reuse must be 0 or 1, got {reuse}")
         if iterations <= 0 and time <= 0:
             iterations = 400
         self.guide = load_guide(guide, runtime)
@@ -76,6 +79,10 @@ class GuidedAgent:
         self.m = m
         self.noise = noise
         self._rng = random.Random(seed) if seed >= 0 else None
+        self.reuse = reuse == 1
+        # The node of the move chosen last, a sample of the position after it, and the seat
+        # (duel.guide.reuse).
+        self._last: tuple[GNode, GameState, int] | None = None
 
     def choose(self, view: dict[str, Any], legal: Sequence[Move],
                rng: random.Random) -> Decision:
@@ -92,6 +99,7 @@ class GuidedAgent:
         the decision's details also hold the root's prior and value, and `target`, the
         improved policy the network learns from."""
         moves = list(legal)
+        last, self._last = self._last, None
         if len(moves) == 1:
             return Decision(moves[0], {"iterations": 0}), []
         info = InfoSet.from_view(view)
@@ -102,12 +110,18 @@ class GuidedAgent:
         rng = self._rng or rng
         start = time.perf_counter()
         params = Params(*self.params)
-        root = GNode(None, base.current, 1.0)
         evaluations = self.guide.evaluations
         with no_cyclic_gc():
-            value = expand(root, base, moves, self.guide)
-            root.visits = 1
-            root.value = value
+            root = self._kept(last, base, moves)
+            reused = root.visits if root is not None else 0
+            if root is None:
+                root = GNode(None, base.current, 1.0)
+                value = expand(root, base, moves, self.guide)
+                root.visits = 1
+                root.value = value
+            else:
+                own = root.value / root.visits
+                value = own if root.seat == base.current else 1.0 - own
             if self.gumbel():
                 done, best = self._gumbel(root, info, rng, params)
             else:
@@ -116,6 +130,10 @@ class GuidedAgent:
         seconds = time.perf_counter() - start
         children = root.children or []
         assert best.move is not None and best.move in moves
+        if self.reuse:
+            after = base.clone()
+            after.play(best.move)
+            self._last = (best, after, base.current)
         stats = [(ch.move, ch.visits, ch.value) for ch in children if ch.move is not None]
         ranked = sorted(children, key=lambda ch: (-ch.visits, -ch.q()))
         details: dict[str, Any] = {
@@ -127,7 +145,23 @@ class GuidedAgent:
             "prior": [round(ch.prior, 5) for ch in children],
             "target": [round(p, 5) for p in improved_policy(root, value)],
         }
+        if reused:
+            details["reused"] = reused
         return Decision(best.move, details), stats
+
+    def _kept(self, last: tuple[GNode, GameState, int] | None, base: GameState,
+              moves: list[Move]) -> GNode | None:
+        """The last search's node for this position, detached, or None (duel.guide.reuse)."""
+        if last is None:
+            return None
+        child, after, me = last
+        found = follow(child, after, public_key(base), me)
+        if found is None or not usable(found, moves):
+            return None
+        found.move = None
+        found.outcomes = None
+        found.snap = None
+        return found
 
     def _puct(self, root: GNode, info: InfoSet, rng: random.Random, params: Params) -> int:
         limit = self.iterations

@@ -112,7 +112,7 @@ def comparable(details: dict) -> dict:
 
 @pytest.mark.parametrize("spec", ["random", "rule", "mcts:iterations=12",
                                   "mcts:iterations=12,rollout=uniform,c=1.2",
-                                  "mcts:guide=default,iterations=16",
+                                  "mcts:guide=default,iterations=24",
                                   "mcts:guide=default,iterations=16,root=puct,cap=2,mix=0.3"])
 def test_no_peeking_twin_games_give_the_same_decisions(spec: str) -> None:
     """Two games that differ only in hidden cards: at every ply of games that go through every
@@ -145,7 +145,7 @@ def test_no_peeking_twin_games_give_the_same_decisions(spec: str) -> None:
             state = state.apply(move)
     assert steps == set(STEP_NAMES) - {"GAME_END"}
     assert twins_differ >= compared > 100
-    assert reused > 10 or not spec.startswith("mcts") or "guide=" in spec  # no tree reuse
+    assert reused > 10 or not spec.startswith("mcts")
 
 
 def test_twin_games_really_hide_different_cards() -> None:

@@ -159,3 +159,17 @@ def test_a_win_on_the_spot_is_taken_without_searching() -> None:
                 assert d.details == {"iterations": 0, "rule": "win now"}
                 return
     raise AssertionError("no position with a win on the spot")
+
+
+@pytest.mark.parametrize("reuse", [1, 0])
+def test_the_tree_is_kept_between_moves_unless_asked_not_to(reuse: int) -> None:
+    from duel.match import play_match
+
+    result = play_match(f"mcts:guide=default,iterations=60,reuse={reuse}", "rule", seed=2)
+    searched = [r.details for r in result.records
+                if r.seat.index == 0 and r.details.get("evaluations")]
+    kept = [d["reused"] for d in searched if "reused" in d]
+    if reuse:
+        assert len(kept) > len(searched) // 3 and all(0 < k < 2000 for k in kept)
+    else:
+        assert kept == []
