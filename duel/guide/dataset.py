@@ -7,12 +7,13 @@ where the mover had a choice becomes one example:
 - **policy target**: the improved policy the guided search recorded (Gumbel's
   softmax(logit + sigma(completed q))), else the root's visit shares (the ISMCTS bootstrap);
   a position won on the spot (no search) targets the winning move;
-- **value target**: the mover's result z (1, 1/2, 0) mixed with the root's value q (the mean of
-  the root children's values, weighted by visits) as ``(1 - q_weight) * z + q_weight * q`` where
-  a search ran. z alone is very noisy in a game with this much luck: from the first 180
-  bootstrap games, a net taught z alone (q_weight 0.3) made a one-ply player that scored 5 of 20
-  against `rule`, one taught q alone (q_weight 1, the default) 13 of 20 (docs/guide.md). The
-  net then learns what a search of the bootstrap's budget thinks of a position.
+- **value target**: the mover's result z (1, 1/2, 0) mixed with the root's value q (the root
+  children's values weighted by the improved policy, or by visits for the bootstrap) as
+  ``(1 - q_weight) * z + q_weight * q`` where a search ran. z alone is very noisy in a game
+  with this much luck: from the first 180 bootstrap games, a net taught z alone (q_weight 0.3)
+  made a one-ply player that scored 5 of 20 against `rule`, one taught q alone (q_weight 1,
+  the default) 13 of 20 (docs/guide.md). The net then learns what a search thinks of a
+  position.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def examples(games: Sequence[GameRecord], q_weight: float = 1.0) -> Examples:
                     for k, (m, n, _) in enumerate(stats):
                         if m in where:
                             target[where[m]] = shares[k] if shares else n / max(1, total)
-                    q = sum(n * qv for _, n, qv in stats) / max(1, total)
+                    q = root_value(stats, shares)
                     v = (1.0 - q_weight) * z + q_weight * q
                 else:
                     target[legal.index(move)] = 1.0  # won on the spot, or a move played unsearched
@@ -116,6 +117,18 @@ def examples(games: Sequence[GameRecord], q_weight: float = 1.0) -> Examples:
                     np.stack(slots) if n else np.zeros((0, MAX_MOVES, 2), dtype=np.int32),
                     np.stack(policy) if n else np.zeros((0, MAX_MOVES), dtype=np.float32),
                     np.asarray(value, dtype=np.float32), np.asarray(game_of, dtype=np.int32))
+
+
+def root_value(stats: Sequence[tuple[object, int, float]], shares: Sequence[float] | None
+               ) -> float:
+    """The root's value: its children's values weighted by the search's policy target (the
+    improved policy, over the children it visited) or, without one, by their visits."""
+    weights = [(shares[k] if shares else float(n)) if n else 0.0
+               for k, (_, n, _) in enumerate(stats)]
+    total = sum(weights)
+    if total <= 0:
+        return sum(n * q for _, n, q in stats) / max(1, sum(n for _, n, _ in stats))
+    return sum(w * q for w, (_, _, q) in zip(weights, stats, strict=True)) / total
 
 
 def concat(parts: Sequence[Examples]) -> Examples:
