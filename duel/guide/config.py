@@ -18,7 +18,7 @@ class GuideConfig:
     bootstrap_spec: str = "mcts:iterations=500"
     bootstrap_games: int = 600
     explore: int = 10  # bootstrap decisions per game drawn in proportion to visits
-    generations: int = 3
+    generations: int = 2
     games_per_generation: int = 400
     guided_spec: str = "iterations=200,root=gumbel,mix=0.3"  # guide=netK/model.onnx is added
     guided_explore: int = 0  # the Gumbel root's own noise explores
