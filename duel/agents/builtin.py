@@ -26,7 +26,7 @@ MCTS_PARAMS = {
                             "a .onnx path; then c is PUCT's (default 1.5)"),
     "root": Param(str, "auto", "guide: gumbel (sequential halving), puct, or auto"),
     "cap": Param(int, 11, "guide: outcomes sampled at most per card reveal (0: no cap)"),
-    "mix": Param(float, 0.0, "guide: weight of a MAST rollout in a leaf's value (0: the "
+    "mix": Param(float, 0.3, "guide: weight of a MAST rollout in a leaf's value (0: the "
                              "network's alone)"),
     "m": Param(int, 16, "guide, root=gumbel: moves considered at the root"),
     "noise": Param(float, 1.0, "guide, root=gumbel: scale of the Gumbel noise"),

@@ -43,7 +43,7 @@ class GuidedAgent:
     """The guided search with a budget in simulations (`iterations`) or seconds per move."""
 
     def __init__(self, guide: str = "default", iterations: int = 0, time: float = 0.0,
-                 c: float = 1.5, fpu: float = 0.2, cap: int = 11, mix: float = 0.0,
+                 c: float = 1.5, fpu: float = 0.2, cap: int = 11, mix: float = 0.3,
                  root: str = "auto", m: int = 16, noise: float = 1.0, epsilon: float = 0.3,
                  runtime: str = "numpy", seed: int = -1, reuse: int = 1) -> None:
         if iterations < 0:
