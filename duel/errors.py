@@ -53,6 +53,11 @@ class PriceTableError(DuelError, ValueError):
     """The DUEL_PRICES file cannot be read or has a malformed entry."""
 
 
+class BenchError(DuelError, RuntimeError):
+    """A benchmark that could not measure what it measures (a server that did not start, a
+    pure build that failed, positions that could not be found)."""
+
+
 class UsageError(DuelError):
     """Bad input that a parser cannot see (a file, a combination of options), on the command
     line or in a request."""
@@ -130,6 +135,11 @@ class BusyError(DuelError):
 class DeadlineError(BusyError):
     """An agent did not answer within the deadline the server gives every move (the server
     was too busy, or the agent hung); a game's seat gets its fallback, a caller may retry."""
+
+
+class MisdirectedError(DuelError):
+    """A request that names a host this server does not answer to (its Host header): a page
+    of another site reaching a loopback server through DNS rebinding."""
 
 
 class SlowClientError(DuelError):

@@ -10,9 +10,10 @@ non-JSON constants NaN and Infinity.
 from __future__ import annotations
 
 import json
+import os
 import random
+import stat
 import sys
-from pathlib import Path
 from typing import Any
 
 from duel.engine import GameState, InfoSet, Move
@@ -21,6 +22,8 @@ from duel.schemas import validate_move, validate_state
 
 MAX_DEPTH = 64  # a state nests 5 levels, a transcript line about 8
 MAX_DIGITS = 30  # coins, plies and seeds fit; a 4,300-digit number is not a game fact
+# The largest file duel reads: a transcript with every LLM reply and its thinking is a few MiB.
+MAX_FILE = 256 * 2**20
 
 
 def decode(data: bytes, where: str) -> str:
@@ -79,12 +82,42 @@ def parse_json(text: str, where: str) -> Any:
         raise InvalidStateError(f"{where}: {exc}") from None
 
 
-def read_bytes(path: str) -> bytes:
-    """A file's bytes ("-" reads standard input); InvalidStateError if it cannot be read."""
-    try:
-        return sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except OSError as exc:
-        raise InvalidStateError(f"cannot read {path}: {exc.strerror or exc}") from None
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_bytes(path: str, limit: int = MAX_FILE) -> bytes:
+    """A file's bytes ("-" reads standard input), at most `limit` of them; InvalidStateError if
+    it cannot be read, is larger, or is not a regular file. A directory, a FIFO, a device (a
+    symlink to /dev/zero) or a socket is refused at once: reading one would block for ever or
+    until memory runs out. The file is opened without blocking and checked again once open, so
+    a FIFO put in its place after the first look cannot hold the reader either."""
+    if path == "-":
+        data = sys.stdin.buffer.read(limit + 1)
+    else:
+        try:
+            mode = os.stat(path).st_mode
+            if not stat.S_ISREG(mode):
+                raise InvalidStateError(f"cannot read {path}: it is {_kind(mode)}, not a "
+                                        "regular file")
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            with os.fdopen(fd, "rb") as f:
+                mode = os.fstat(f.fileno()).st_mode
+                if not stat.S_ISREG(mode):
+                    raise InvalidStateError(f"cannot read {path}: it is {_kind(mode)}, not a "
+                                            "regular file")
+                data = f.read(limit + 1)
+        except OSError as exc:
+            raise InvalidStateError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise InvalidStateError(f"cannot read {path}: it is over {limit // 2**20} MiB (the "
+                                "largest file duel reads)")
+    return data
 
 
 def read_json(path: str) -> Any:

@@ -6,6 +6,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from duel.agents.base import Agent, Decision
@@ -33,6 +34,7 @@ class MatchResult:
     final: GameState
     seconds: float
     result: Result
+    transcript: Path | None = None  # where the game was recorded, when it was
 
     @property
     def forfeit(self) -> Seat | None:
@@ -79,14 +81,41 @@ def taken(state: GameState, decision: Decision, spec: str) -> tuple[Move, dict[s
     return move, seen.details_in(decision.details), decision.forfeit
 
 
+OnMove = Callable[[MoveRecord, GameState, GameState], None]
+
+
 def play_match(p1: Agent | str, p2: Agent | str, seed: int = 0, deal: Deal | None = None,
-               open_box: bool = True,
-               on_move: Callable[[MoveRecord, GameState, GameState], None] | None = None
-               ) -> MatchResult:
+               open_box: bool = True, on_move: OnMove | None = None,
+               transcript: str | Path | None = None) -> MatchResult:
     """Play a whole game. The deal comes from `deal` or from `seed`; agents' generators from
     `seed` and their seat. `on_move(record, before, after)` is called after every decision (a
-    resignation too, with `after` the position it was made in)."""
+    resignation too, with `after` the position it was made in). With `transcript`, the game is
+    recorded there as it goes (duel.transcripts: a killed game leaves a readable partial file)
+    and finished with its result."""
     agents = [make_agent(p) if isinstance(p, str) else p for p in (p1, p2)]
+    if transcript is None:
+        return _play(agents, seed, deal, open_box, on_move)
+    from duel.transcripts import TranscriptWriter
+
+    deal = deal if deal is not None else new_game(seed).deal
+    writer = TranscriptWriter.for_match(transcript, seed, deal, agents, open_box)
+
+    def record(rec: MoveRecord, before: GameState, after: GameState) -> None:
+        writer.record(rec)
+        if on_move is not None:
+            on_move(rec, before, after)
+
+    try:
+        result = _play(agents, seed, deal, open_box, record)
+    finally:
+        writer.close()
+    writer.finish(result.result)
+    result.transcript = writer.path
+    return result
+
+
+def _play(agents: list[Agent], seed: int, deal: Deal | None, open_box: bool,
+          on_move: OnMove | None) -> MatchResult:
     state = new_game(seed, deal=deal, open_box=open_box)
     rngs = [agent_rng(seed, Seat.P1), agent_rng(seed, Seat.P2)]
     records: list[MoveRecord] = []

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from duel.agents.llm.totals import checked_totals
 from duel.engine import GameState, Move, Perspective, Result, Seat
 from duel.errors import DuelError, InvalidStateError
-from duel.totals import checked_totals
 
 
 def view_hash(view: dict[str, Any]) -> str:

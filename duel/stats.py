@@ -84,3 +84,11 @@ def paired_permutation_p(diffs: list[float], resamples: int = 10000, seed: int =
         if abs(total) >= observed - eps:
             hits += 1
     return (hits + 1) / (resamples + 1)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The `q` quantile of `values` (the nearest rank below; 0.0 for none)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]

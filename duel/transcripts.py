@@ -42,7 +42,7 @@ DEFAULT_DIR = "transcripts"
 
 __all__ = ["FORMAT_VERSION", "MoveRecord", "ReplayStep", "Transcript", "TranscriptError",
            "TranscriptWriter", "check_result", "header_line", "initial_state", "is_forfeit",
-           "read", "render_line", "replay", "replay_moves", "result_line", "view_hash"]
+           "read", "render_line", "replay", "replay_moves", "result_line", "seal", "view_hash"]
 
 
 def prompt_of(agent: Any) -> dict[str, str] | None:
@@ -66,6 +66,17 @@ def header_line(seed: int | None, deal: Deal, code: str, open_box: bool,
                     for i, (spec, prompt) in enumerate(players)},
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started_at)),
     }
+
+
+# What a sealed header leaves out: every hidden card is in the deal, and the seed makes it.
+SEALED_OUT = ("seed", "deal", "deal_from_seed")
+
+
+def seal(header: dict[str, Any]) -> dict[str, Any]:
+    """A running game's header as players and spectators may read it: without the deal and
+    the seed, and marked `"sealed": true`. A sealed transcript cannot be replayed; the game's
+    complete transcript, deal included, is public once it is over."""
+    return {**{k: v for k, v in header.items() if k not in SEALED_OUT}, "sealed": True}
 
 
 def move_line(record: MoveRecord) -> dict[str, Any]:
@@ -239,6 +250,10 @@ def record_error(rec: Any) -> str | None:
 
 def initial_state(t: Transcript) -> GameState:
     """The game's start: the header's deal, box option and code."""
+    if t.header.get("sealed") is True:
+        raise TranscriptError("a sealed transcript: the server withholds the deal of a game "
+                              "still in play; its complete transcript is public once the game "
+                              "is over")
     try:
         deal = Deal.from_json(t.header["deal"])
     except (DuelError, KeyError) as exc:

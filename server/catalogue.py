@@ -18,14 +18,20 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from duel.agents.base import Agent
 from duel.agents.spec import kinds, make_agent, parse_params
-from duel.errors import AuthError, DuelError, ForbiddenError, SpecError, UsageError
-from server.budget import LIMITS, check_budget
+from duel.errors import (
+    AuthError,
+    DuelError,
+    ForbiddenError,
+    InvalidStateError,
+    SpecError,
+    UsageError,
+)
 from server.privacy import OperatorAgent, public_reason, secrets_of
+from server.search_limits import LIMITS, check_budget
 
 log = logging.getLogger("duel.server")
 
@@ -66,7 +72,7 @@ class Catalogue:
     `admin_token`, if set, is the token that unlocks the restricted configured agents."""
 
     def __init__(self, agents: Mapping[str, str] | None = None,
-                 admin_token: str | None = None) -> None:
+                 admin_token: str | None = None, all_restricted: bool = False) -> None:
         self.agents: dict[str, str] = {}
         for name, spec in (agents or {}).items():
             if not NAME.fullmatch(name):
@@ -77,6 +83,9 @@ class Catalogue:
                 raise UsageError(f"agent {name!r} needs a spec, e.g. {name}=llm:openai:MODEL")
             self.agents[name] = spec.strip()
         self.admin_token = admin_token or None
+        # Every configured agent needs the operator's token, not only those that reach out
+        # (`duel play`: the agent is the person's own, whatever its kind).
+        self.all_restricted = all_restricted
 
     def offered(self) -> list[str]:
         return [*PUBLIC_PARAMS, *self.agents]
@@ -85,7 +94,7 @@ class Catalogue:
         """Whether configured agent `name` needs the operator's token (when one is set): every
         kind but the built-in ones may reach out and spend the operator's keys."""
         kind = self.agents[name].partition(":")[0]
-        return self.admin_token is not None and kind not in PUBLIC_PARAMS
+        return self.admin_token is not None and (self.all_restricted or kind not in PUBLIC_PARAMS)
 
     # ------------------------------------------------------------------ requests
     def resolve(self, text: str) -> Choice:
@@ -125,6 +134,11 @@ class Catalogue:
             raise AuthError(f"agent {restricted[0]!r} needs the operator's token")
         if not hmac.compare_digest(token.encode(), self.admin_token.encode()):
             raise ForbiddenError(f"agent {restricted[0]!r} is for the operator's token only")
+
+    def is_operator(self, token: str | None) -> bool:
+        """Whether `token` is the operator's (never, when no operator token is set)."""
+        return self.admin_token is not None and token is not None and \
+            hmac.compare_digest(token.encode(), self.admin_token.encode())
 
     def build(self, seat: str) -> Agent:
         """The agent of a seat's stored text (see `resolve`), its budget checked. Raises only
@@ -194,10 +208,13 @@ def parse_agent_option(text: str) -> tuple[str, str]:
 
 def read_agents_file(path: str) -> dict[str, str]:
     """The `[agents]` table of a TOML file: `name = "spec"` lines."""
+    from duel.io import read_bytes
+
     try:
-        data = tomllib.loads(Path(path).read_bytes().decode("utf-8"))
-    except OSError as exc:
-        raise UsageError(f"agents file {path}: cannot read it ({exc.strerror})") from None
+        data = tomllib.loads(read_bytes(path).decode("utf-8"))
+    except InvalidStateError as exc:
+        why = str(exc).removeprefix(f"cannot read {path}: ")
+        raise UsageError(f"agents file {path}: cannot read it ({why})") from None
     except UnicodeDecodeError:
         raise UsageError(f"agents file {path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:

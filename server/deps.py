@@ -21,7 +21,7 @@ from duel.engine import Seat
 from duel.errors import AuthError
 from server.live import LiveGame
 from server.manager import GameManager
-from server.seats import token_hash
+from server.shares import client_key
 
 TOKEN_QUERY = "token"  # the one query name a token may travel under (EventSource)
 TOKEN_MAX = 200  # characters of a token in the query; a longer one is refused (401)
@@ -156,9 +156,10 @@ Watching = Annotated[Watch, Depends(watching)]
 
 
 def address_of(request: Request) -> str:
-    """Who a request comes from, by address: the key of game creation's limit, and the owner
+    """Who a request comes from, by address (an IPv6 one by its /64; the forwarded address
+    only behind a proxy the operator trusts): the key of every per-client limit, and the owner
     of the games it creates (whose agent seats share that owner's caps)."""
-    return "addr:" + (request.client.host if request.client else "?")
+    return "addr:" + client_key(request.client.host if request.client else None)
 
 
 async def client_address(request: Request) -> str:
@@ -166,16 +167,9 @@ async def client_address(request: Request) -> str:
 
 
 def caller_of(request: Request) -> str:
-    """Who a request comes from: its seat token when it holds a seat (many bots may share an
-    address), else its address; a made-up token must not buy a fresh allowance. The key of
-    the rate limit and of the caps on agent work."""
-    try:
-        token = request_token(request)
-    except AuthError:
-        token = None  # the route refuses it; here it only holds no seat
-    m: GameManager | None = getattr(request.app.state, "manager", None)
-    if token and m is not None and m.tokens.holds(token):
-        return "seat:" + token_hash(token)
+    """Who a request comes from, for the rate limit and the caps on agent work: its address
+    (server/shares.py). Not its seat token: `POST /games` hands out tokens to anyone, so a
+    share per token would be as many shares as a client cares to make."""
     return address_of(request)
 
 

@@ -22,6 +22,7 @@ from duel.errors import (
     DuelError,
     ForbiddenError,
     GameNotFoundError,
+    MisdirectedError,
     SlowClientError,
     StoreError,
     TooLargeError,
@@ -37,6 +38,7 @@ STATUS: dict[type[DuelError], int] = {
     ConflictError: 409,
     StoreError: 409,  # a write that lost a race: the game moved on
     TooLargeError: 413,
+    MisdirectedError: 421,
     BusyError: 429,
     DuelError: 422,  # everything else duel refuses is bad input: a spec, a state, a move
 }

@@ -1,7 +1,11 @@
 """A game's transcript, built by the one transcript writer's line functions: the server exports
 what `duel.transcripts.TranscriptWriter` writes for the same game. A move's details (search
 statistics, LLM replies and reasoning) are there once the move is played: nobody, player or
-spectator, sees an agent's thinking before its move, and everybody may after it."""
+spectator, sees an agent's thinking before its move, and everybody may after it.
+
+Before the game is over its transcript is sealed (`duel.transcripts.seal`): the header carries
+neither the deal nor the seed, which hold every hidden card (the face-down slots, the later
+Ages' decks, the removed cards, the box). Only the operator reads a running game's deal."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from typing import Any
 
 from duel.engine import SEATS, Deal
 from duel.errors import ConflictError
-from duel.transcripts import header_line, move_line, prompt_of, result_line
+from duel.transcripts import header_line, move_line, prompt_of, result_line, seal
 from server.live import LiveGame
 from server.store import Store
 
@@ -25,14 +29,18 @@ def header(game: LiveGame) -> dict[str, Any]:
                        options["open_box"], players, game.row.created or time.time())
 
 
-async def transcript_lines(game: LiveGame, store: Store, partial: bool = False
-                           ) -> list[dict[str, Any]]:
+async def transcript_lines(game: LiveGame, store: Store, partial: bool = False,
+                           operator: bool = False) -> list[dict[str, Any]]:
     """The game's transcript lines; ConflictError before the game is over, unless `partial`
-    (then an unfinished game has no result line)."""
+    (then an unfinished game has no result line, and its header is sealed unless `operator`
+    asks: the omniscient operator alone sees a running game's deal)."""
     if not game.over and not partial:
         raise ConflictError("the transcript is ready once the game is over")
     records = await asyncio.to_thread(store.moves, game.code)
-    lines = [header(game), *(move_line(r) for r in records)]
+    first = header(game)
+    if not game.over and not operator:
+        first = seal(first)
+    lines = [first, *(move_line(r) for r in records)]
     result = game.result
     if result is not None:
         lines.append(result_line(result, records))

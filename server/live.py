@@ -4,6 +4,7 @@ and the condition its event streams wait on; and how a stored game is brought ba
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +43,9 @@ class LiveGame:
     # Whose caps the agent seats' searches and LLM moves count against: the address that
     # created the game (a restored game is its own owner).
     owner: str = ""
+    # When the game last moved (time.monotonic(); its creation or restoration before the first
+    # move here): an unfinished game idle for the server's idle_expiry ends (server/turns.py).
+    moved_at: float = field(default_factory=time.monotonic)
 
     @property
     def code(self) -> str:

@@ -7,25 +7,27 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from urllib.parse import unquote_plus
 
 from fastapi import FastAPI, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from duel.errors import BusyError, DuelError, SlowClientError, TooLargeError
+from duel.errors import BusyError, DuelError, MisdirectedError, SlowClientError, TooLargeError
 from server import errors
 from server.catalogue import Catalogue
 from server.deps import caller_of
+from server.hosts import answers_to
 from server.manager import GameManager
 from server.ratelimit import MAX_BUCKETS, RateLimiter
 from server.routes import agents as agent_routes
-from server.routes import games, pages
+from server.routes import docs, games, leaderboard, pages
+from server.routes import log as log_routes
 from server.settings import Limits
 from server.store import open_store
 
-__all__ = ["MAX_BODY", "MAX_BUCKETS", "RateLimiter", "RedactTokens", "create_app"]
+__all__ = ["MAX_BODY", "MAX_BUCKETS", "HostCheck", "RateLimiter", "RedactTokens", "create_app"]
 MAX_BODY = 64 * 1024
 
 
@@ -154,20 +156,47 @@ class BodyLimit:
         await errors.error_response(exc)(scope, receive, send)
 
 
+class HostCheck:
+    """Refuses (421) a request whose Host header names none of `allowed`, or none at all
+    (server/hosts.py: DNS rebinding)."""
+
+    def __init__(self, app: ASGIApp, allowed: frozenset[str]) -> None:
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), "")
+            if not answers_to(self.allowed, host):
+                shown = host[:60] or "(none)"
+                refusal = MisdirectedError(
+                    f"this server does not answer to the host name {shown!r}; it answers to "
+                    f"{', '.join(sorted(self.allowed))}")
+                await errors.error_response(refusal)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400,
                limits: Limits | None = None, agents: Mapping[str, str] | None = None,
-               admin_token: str | None = None) -> FastAPI:
+               admin_token: str | None = None,
+               allowed_hosts: frozenset[str] | None = None,
+               agents_all_restricted: bool = False,
+               sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> FastAPI:
     """The app, storing games in `db` (a path, sqlite:///PATH or postgresql://...), within
     the operator's `limits` (the defaults of `Limits` without), offering the built-in agents and the
     operator's `agents` (name -> spec; callers use them by name). With `admin_token`, the
-    configured agents that reach out are for that token alone."""
+    configured agents that reach out (`agents_all_restricted`: every configured agent) are for
+    that token alone. With `allowed_hosts`, a request
+    naming another host is refused (421; server/hosts.py). `sleep`: how the seats' clocks wait
+    (tests give a clock of their own)."""
     limits = limits or Limits()
-    catalogue = Catalogue(agents, admin_token)
+    catalogue = Catalogue(agents, admin_token, agents_all_restricted)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = open_store(db, limits.lease)
-        manager = GameManager(store, limits, catalogue=catalogue)
+        manager = GameManager(store, limits, catalogue=catalogue, sleep=sleep)
         app.state.manager = manager
         await manager.start()
         try:
@@ -176,7 +205,9 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400,
             await manager.stop()
             store.close()
 
-    app = FastAPI(title="duel", version="0.1.0", lifespan=lifespan,
+    # /docs and /redoc are ours (server/routes/docs.py): FastAPI's load their scripts from a CDN.
+    app = FastAPI(title="duel", version="0.1.0", lifespan=lifespan, docs_url=None,
+                  redoc_url=None,
                   description="7 Wonders Duel for LLM agents, MCTS and external bots. States and "
                               "moves use the rules prompt's JSON format.")
     limiter = RateLimiter(rate, burst)
@@ -187,5 +218,10 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400,
     app.include_router(games.router)
     app.include_router(agent_routes.router)
     app.include_router(pages.router)
+    app.include_router(docs.router)
+    app.include_router(leaderboard.router)
+    app.include_router(log_routes.router)
     app.add_middleware(BodyLimit, limit=MAX_BODY, seconds=limits.body_timeout)
+    if allowed_hosts is not None:
+        app.add_middleware(HostCheck, allowed=allowed_hosts)  # the outermost: checked first
     return app

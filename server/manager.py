@@ -19,6 +19,7 @@ import random
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from duel.engine import Deal, Move, Seat, new_game, seat_view
@@ -30,6 +31,7 @@ from server.live import LiveGame, restore
 from server.ratelimit import RateLimiter
 from server.seats import SeatTokens, new_tokens, seat_agents, token_hash
 from server.settings import Limits
+from server.shares import Shares
 from server.sharing import Sharing
 from server.store import GameRow, SharedStore, Store
 from server.thinking import Thinker
@@ -42,7 +44,8 @@ FULL_RETRY = 30.0  # the retry-after of a creation refused because the server is
 
 class GameManager:
     def __init__(self, store: Store, limits: Limits | None = None,
-                 catalogue: Catalogue | None = None) -> None:
+                 catalogue: Catalogue | None = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.store = store
         self.limits = limits or Limits()
         self.catalogue = catalogue or Catalogue()  # the agents on offer
@@ -50,11 +53,12 @@ class GameManager:
         self.tokens = SeatTokens()
         self.thinker = Thinker(self.limits)
         self.searches = self.thinker.searches
-        self.turns = Turns(store, self.thinker, self._finished, self._runs)
+        self.turns = Turns(store, self.thinker, self._finished, self._runs, sleep)
         self.sharing = Sharing(store, self.games, self.turns, self.find) \
             if isinstance(store, SharedStore) else None
         self.creations = RateLimiter(self.limits.create_per_minute / 60,
                                      self.limits.create_burst)
+        self.streams = Shares("event streams", self.limits.streams_per_address)
         self.finished: OrderedDict[str, float] = OrderedDict()  # in memory, by last use
         self.sweeper: asyncio.Task[None] | None = None
 
@@ -222,9 +226,28 @@ class GameManager:
                 self.tokens.remove(game.row.token_hashes)
 
     async def _sweep(self) -> None:
+        every = min(self.limits.finished_grace / 2, self.limits.idle_expiry / 4, 30.0)
         while True:
-            await asyncio.sleep(min(self.limits.finished_grace / 2, 30.0))
+            await asyncio.sleep(every)
             self._evict()
+            try:
+                await self.expire_idle()
+            except Exception:  # noqa: BLE001 - the sweeper must go on
+                log.exception("expiring idle games failed")
+
+    async def expire_idle(self, now: float | None = None) -> list[str]:
+        """End every unfinished game this server runs that has not moved for `idle_expiry`
+        seconds as of `now` (time.monotonic() by default; tests pass their own): the player
+        to move forfeits, recorded as expired. The codes of the games ended."""
+        now = time.monotonic() if now is None else now
+        ended = []
+        for game in list(self.games.values()):
+            idle = now - game.moved_at
+            if game.over or idle < self.limits.idle_expiry or not self._runs(game):
+                continue
+            if await self.turns.expire(game, idle):
+                ended.append(game.code)
+        return ended
 
     # ------------------------------------------------------------------ moves
     def legal_for(self, game: LiveGame, seat: Seat) -> list[tuple[Move, int]]:
@@ -266,5 +289,6 @@ class GameManager:
         rows = await asyncio.to_thread(self.store.list_games, most)
         return [(row, self.games.get(row.code)) for row in rows]
 
-    async def transcript(self, game: LiveGame, partial: bool = False) -> list[dict[str, Any]]:
-        return await export.transcript_lines(game, self.store, partial)
+    async def transcript(self, game: LiveGame, partial: bool = False,
+                         operator: bool = False) -> list[dict[str, Any]]:
+        return await export.transcript_lines(game, self.store, partial, operator)

@@ -4,6 +4,7 @@ the store and the event streams' notification move together), and the refusals i
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from duel.engine import Move, Perspective, Result, Seat, seat_view
@@ -82,6 +83,7 @@ async def apply_move(game: LiveGame, store: Store, seat: Seat, move: Move, ply: 
             game.forfeit = seat
         else:
             game.advance(after)
+        game.moved_at = time.monotonic()
         answer = (game.row.ply, game.view_for(seat))
     async with game.changed:
         game.changed.notify_all()

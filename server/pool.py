@@ -20,21 +20,28 @@ from multiprocessing.context import BaseContext
 from typing import Any, TypeVar
 
 from duel.errors import BusyError, DeadlineError
+from duel.util.orphans import die_with_parent, mark_parent
 
 T = TypeVar("T")
 STARTUP = 60.0  # seconds a new worker may take to start: the machine may be loaded
 CLOSE_WAIT = 2.0  # seconds the killed workers' executors get to wind down on close
-PRELOAD = ["duel.agents.builtin"]  # imported once by the fork server, not by every worker
+# Imported once by the fork server, not by every worker; duel.util.orphans makes the fork server die
+# with the server (see _context).
+PRELOAD = ["duel.util.orphans", "duel.agents.builtin"]
 
 
 def _detach() -> None:
     """A new worker leads a process group of its own: killing the group ends the worker and
-    any processes its search started (MCTS's root parallelism)."""
+    any processes its search started (MCTS's root parallelism). It dies with its parent (the
+    fork server, which dies with the server): a server killed by any signal leaves no search
+    running (duel/orphans.py)."""
     with contextlib.suppress(OSError):
         os.setsid()
+    die_with_parent()
 
 
 def _context() -> BaseContext:
+    mark_parent()  # the fork server started for this process dies with it
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods:
         context = multiprocessing.get_context("forkserver")

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from duel.agents.base import Agent, Decision
+from duel.agents.spec import split_spec
 from duel.engine import Move
 from duel.errors import DuelError, LLMConfigError, ProviderError, RequestError, TransportError
 
@@ -43,9 +44,9 @@ def secrets_of(spec: str) -> list[str]:
     each side of an `@`), longest first so that a URL goes before its host: a model file named
     without a slash is as private as a path."""
     rest = spec.partition(":")[2]
+    parts = split_spec(spec)
     pieces = {rest}
-    for item in rest.split(","):
-        value = item.partition("=")[2] or item
+    for value in (parts.target, *(v for _, v in parts.options)):
         pieces.update({value, *value.split("@")})
     return sorted((p for p in pieces if len(p) >= SHORTEST_SECRET), key=len, reverse=True)
 

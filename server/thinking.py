@@ -27,9 +27,9 @@ from duel.agents.llm import runner
 from duel.agents.spec import make_agent
 from duel.engine import Move
 from duel.errors import BusyError
-from server.budget import check_budget, is_search
 from server.caps import Caps
 from server.pool import Pool, within
+from server.search_limits import check_budget, is_search
 from server.settings import Limits
 
 T = TypeVar("T")

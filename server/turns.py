@@ -12,7 +12,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from duel.agents.spec import make_agent
@@ -50,8 +50,12 @@ def seat_seed(ply: int, seat: Seat) -> int:
 class Turns:
     def __init__(self, store: Store, thinker: Thinker,
                  on_over: Callable[[LiveGame], None],
-                 runs: Callable[[LiveGame], bool] = lambda game: True) -> None:
+                 runs: Callable[[LiveGame], bool] = lambda game: True,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.store = store
+        # How an external seat's clock waits out its time per move: asyncio's, or a test's
+        # clock that strikes when the test says so.
+        self.sleep = sleep
         self.thinker = thinker
         self.on_over = on_over  # told once when a game ends
         # Whether this server runs the game's turns (on a shared store, only its lease holder).
@@ -130,9 +134,27 @@ class Turns:
         except DuelError as exc:
             log.warning("game %s: agent move refused: %s", game.code, exc)
 
+    async def expire(self, game: LiveGame, idle: float) -> bool:
+        """End `game`, idle for `idle` seconds: its turn (an agent's pending decision, a clock)
+        is stopped and the player to move forfeits, recorded as expired (`details.expired`);
+        its moves are kept and its transcript is complete. False if it moved meanwhile."""
+        ply = game.state.ply
+        if game.task is not None and not game.task.done():
+            game.task.cancel()
+        seat = to_move(game.state)
+        move = game.state.legal_moves()[0]  # recorded with the resignation, never played
+        try:
+            await self.play(game, seat, move, ply, {"expired": True, "idle_seconds": round(idle)},
+                            forfeit=True, runner=True)
+        except DuelError:
+            return False  # it moved (or ended) meanwhile
+        log.info("game %s expired after %.0f s without a move; %s forfeits", game.code, idle,
+                 seat)
+        return True
+
     async def _clock(self, game: LiveGame, seat: Seat) -> None:
         ply = game.state.ply
-        await asyncio.sleep(float(game.row.options["time_per_move"]))
+        await self.sleep(float(game.row.options["time_per_move"]))
         if game.over or game.state.ply != ply:
             return
         move, details = fallback_move(game, game.state, agent_rng(ply, seat))

@@ -1,5 +1,7 @@
-"""Import structure: no import cycle among duel's and the server's modules, and building a random
-agent loads none of the heavy dependencies that other kinds of agent need."""
+"""Import structure: no import cycle among duel's and the server's modules, whether the import runs
+when the module loads or later inside a function; no import from a lower layer up into a higher
+one; and building a random agent (or `import duel`) loads none of the heavy dependencies that
+other parts need."""
 
 from __future__ import annotations
 
@@ -33,15 +35,18 @@ def _is_type_checking(test: ast.expr) -> bool:
         (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def import_time_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+def import_time_imports(tree: ast.Module, in_functions: bool = False
+                        ) -> Iterator[ast.Import | ast.ImportFrom]:
     """The imports that run when the module is imported: at module level or in a class body,
-    not inside a function, and not under ``if TYPE_CHECKING:``."""
+    not under ``if TYPE_CHECKING:``; with `in_functions`, those inside functions too (they run
+    later, and a cycle through them is a cycle all the same)."""
     stack: list[ast.AST] = list(reversed(tree.body))
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) \
+                and not in_functions:
             continue
         elif isinstance(node, ast.If) and _is_type_checking(node.test):
             stack.extend(reversed(node.orelse))
@@ -70,14 +75,14 @@ def resolve(module: str, is_package: bool, node: ast.Import | ast.ImportFrom,
     return out
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(in_functions: bool = False) -> dict[str, set[str]]:
     files = module_files()
     known = set(files)
     graph: dict[str, set[str]] = {}
     for name, path in files.items():
         tree = ast.parse(path.read_text(), str(path))
         edges: set[str] = set()
-        for node in import_time_imports(tree):
+        for node in import_time_imports(tree, in_functions):
             edges |= resolve(name, path.name == "__init__.py", node, known)
         graph[name] = edges - {name}
     return graph
@@ -157,11 +162,61 @@ def test_the_walker_resolves_relative_imports_and_skips_functions() -> None:
     assert found == {"duel.engine.data"}
 
 
-def test_no_import_cycles() -> None:
-    graph = import_graph()
+@pytest.mark.parametrize("in_functions", [False, True], ids=["at-load", "in-functions-too"])
+def test_no_import_cycles(in_functions: bool) -> None:
+    graph = import_graph(in_functions)
     assert "duel.agents.spec" in graph and "server.main" in graph
     cycles = find_cycles(graph)
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+# The layers, lowest first: a module may import its own layer and those below, never above
+# (imports inside functions included). The first prefix that matches decides a module's layer.
+# `duel` itself is the API's face: at load it imports duel.build alone (its names load when
+# used), so `from duel import __version__` is no arrow up.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("duel.errors", "duel.build", "duel.util", "duel"),
+    ("duel.engine",),
+    ("duel.io", "duel.schemas", "duel.stats", "duel.words", "duel.prompts"),
+    ("duel.agents", "duel.guide"),  # the guided search is an agent (mcts:guide=...)
+    ("duel.records", "duel.match", "duel.transcripts"),
+    ("duel.analysis", "duel.runs", "duel.rl", "duel.viewer", "duel.guide.train"),
+    ("duel.grading", "duel.leaderboard", "server"),
+    ("duel.bench",),
+    ("duel.cli", "duel.api"),
+)
+
+
+def layer_of(module: str) -> int:
+    """The layer of the longest prefix of `module` that LAYERS names."""
+    best = max(((len(p), i) for i, prefixes in enumerate(LAYERS) for p in prefixes
+                if module == p or module.startswith(p + ".")), default=None)
+    if best is None:
+        raise AssertionError(f"{module} is in no layer: add it to LAYERS")
+    return best[1]
+
+
+def test_no_import_runs_back_up_a_layer() -> None:
+    graph = import_graph(in_functions=True)
+    up = sorted(f"{a} (layer {layer_of(a)}) -> {b} (layer {layer_of(b)})"
+                for a, targets in graph.items() for b in targets
+                if layer_of(b) > layer_of(a))
+    assert not up, "imports that run back up a layer:\n" + "\n".join(up)
+
+
+def test_the_layer_check_sees_an_arrow_up() -> None:
+    assert layer_of("duel.engine.state") < layer_of("duel.analysis.game")
+    assert layer_of("duel.cli.main") == len(LAYERS) - 1 and layer_of("duel.util.files") == 0
+
+
+def test_import_duel_loads_nothing_heavy() -> None:
+    """`import duel` (and the names of its API) load what is used, when it is used."""
+    code = ("import json, sys, duel\nassert 'new_game' in dir(duel)\n"
+            f"print(json.dumps([m for m in {list(HEAVY + ('torch', 'matplotlib'))!r} "
+            "if m in sys.modules]))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True)
+    assert json.loads(out.stdout) == [], out.stdout
 
 
 HEAVY = ("numpy", "onnxruntime", "openai", "anthropic", "pydantic", "fastapi", "jsonschema",

@@ -1,6 +1,7 @@
-"""A hand-tuned evaluation of a position for one seat, shared by the rule-based agent.
+"""A hand-tuned evaluation of a position for one player (by the engine's index, 0 or 1), shared by
+the rule-based agent.
 
-Relative: what `seat` has minus what the opponent has, in rough victory-point units. The weights
+Relative: what `index` has minus what the opponent has, in rough victory-point units. The weights
 follow the prompt's "general order of importance": economy early (resources, discounts, coins),
 military and science when they threaten supremacy, points late.
 """
@@ -36,10 +37,10 @@ _TOKEN_BONUS = {ARCHITECTURE: 2.5, MASONRY: 2.0, STRATEGY: 2.5, THEOLOGY: 2.5, E
                 URBANISM: 1.0}
 
 
-def _city(state: GameState, seat: int) -> float:
-    p: PlayerState = state.players[seat]
+def _city(state: GameState, index: int) -> float:
+    p: PlayerState = state.players[index]
     age = state.age - 1
-    score = state.score(seat)
+    score = state.score(index)
     vp = score["TOTAL"] - score["MONEY"] - score["MILITARY_BUILDING"]
     value = vp * _W_VP[age] + p.coins * _W_COIN[age]
     # Production: the first units of each resource matter most.
@@ -65,13 +66,13 @@ def _city(state: GameState, seat: int) -> float:
     return value
 
 
-def evaluate(state: GameState, seat: int) -> float:
-    """How good `state` is for `seat` (positive: better than the opponent's)."""
+def evaluate(state: GameState, index: int) -> float:
+    """How good `state` is for `index` (positive: better than the opponent's)."""
     if state.step == GAME_END:
-        return WIN * (2 * state.points(seat) - 1)
-    pos = state.military if seat == 0 else -state.military
-    military = state.military_vp(seat) - state.military_vp(1 - seat)
+        return WIN * (2 * state.points(index) - 1)
+    pos = state.military if index == 0 else -state.military
+    military = state.military_vp(index) - state.military_vp(1 - index)
     # Pawn pressure: each step matters more near a capital.
     pressure = pos * 0.8 + (max(0, abs(pos) - 4) ** 2) * 0.9 * (1 if pos > 0 else -1)
-    value = _city(state, seat) - _city(state, 1 - seat) + military * _W_VP[state.age - 1]
+    value = _city(state, index) - _city(state, 1 - index) + military * _W_VP[state.age - 1]
     return value + pressure

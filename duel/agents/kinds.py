@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from duel.agents.base import Agent
 from duel.errors import SpecError
+from duel.util.numbers import ascii_float, ascii_int
 
 Builder = TypeVar("Builder", bound=Callable[..., Any])
 
@@ -80,10 +81,16 @@ def parse_params(kind: AgentKind, text: str) -> dict[str, Any]:
         try:
             if param.type is bool:
                 if raw.lower() not in ("true", "false", "1", "0"):
-                    raise ValueError(raw)
+                    raise ValueError(raw)  # caught here: told as a SpecError below
                 value: Any = raw.lower() in ("true", "1")
+            elif param.type is int:
+                value = ascii_int(raw.strip(), f"{kind.name}: {key}")
+            elif param.type is float:
+                value = ascii_float(raw.strip(), f"{kind.name}: {key}")
             else:
                 value = param.type(raw)
+        except SpecError:
+            raise
         except ValueError:
             raise SpecError(f"{kind.name}: {key} must be {param.type.__name__}, got {raw!r}") \
                 from None

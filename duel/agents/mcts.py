@@ -48,9 +48,11 @@ from typing import Any, Final
 from duel.agents.base import Decision
 from duel.engine import InfoSet, Move
 from duel.engine.data import CARD_IDS, TOKEN_IDS, WONDER_IDS
-from duel.engine.moves import CONSTRUCT_BUILDING, DISCARD, MOVE_KINDS
+from duel.engine.moves import MOVE_KINDS, MoveKind
 from duel.engine.state import GameState
 from duel.engine.steps import GAME_END
+from duel.errors import SpecError
+from duel.util.orphans import die_with_parent
 
 
 @contextmanager
@@ -106,8 +108,8 @@ def rollout(state: GameState, rng: random.Random, policy: str, build_bias: float
             state.play(move)
             continue
         move = moves[int(rand() * len(moves))]
-        if move.kind == DISCARD and rand() < build_bias:
-            others = [m for m in moves if m.kind != DISCARD]
+        if move.kind is MoveKind.DISCARD and rand() < build_bias:
+            others = [m for m in moves if m.kind is not MoveKind.DISCARD]
             if others:
                 move = others[int(rand() * len(others))]
         state.play(move)
@@ -125,7 +127,7 @@ def mast_key(state: GameState, move: Move) -> int:
     """What MAST averages over (see MAST_BLOCK)."""
     kind = move.kind
     block = MAST_BLOCK[kind]
-    if kind == CONSTRUCT_BUILDING or kind == DISCARD:
+    if kind is MoveKind.CONSTRUCT_BUILDING or kind is MoveKind.DISCARD:
         return block + state.pyramid[move.card_index]
     if move.wonder:
         return block + WONDER_IDS[move.wonder]
@@ -228,7 +230,7 @@ def immediate_win(base: GameState, moves: list[Move]) -> Move | None:
     public facts only, so one sample of the hidden cards decides it."""
     seat = base.current
     for move in moves:
-        if move.kind == DISCARD or move.kind.startswith("SELECT"):
+        if move.kind is MoveKind.DISCARD or move.kind is MoveKind.SELECT_WONDER:
             continue
         after = base.clone()
         after.play(move)
@@ -245,25 +247,25 @@ class MCTSAgent:
                  epsilon: float = 0.3,
                  seed: int = -1, workers: int = 1, reuse: int = 1) -> None:
         if iterations < 0:
-            raise ValueError(f"iterations must be >= 0, got {iterations}")
+            raise SpecError(f"iterations must be >= 0, got {iterations}")
         if not (time >= 0 and math.isfinite(time)):
-            raise ValueError(f"time must be >= 0 seconds, got {time}")
+            raise SpecError(f"time must be >= 0 seconds, got {time}")
         if not (c >= 0 and math.isfinite(c)):
-            raise ValueError(f"c must be >= 0, got {c}")
+            raise SpecError(f"c must be >= 0, got {c}")
         if rollout not in ("uniform", "heuristic", "mast"):
-            raise ValueError("rollout must be 'uniform', 'heuristic' or 'mast'")
+            raise SpecError("rollout must be 'uniform', 'heuristic' or 'mast'")
         if not 0 <= epsilon <= 1:
-            raise ValueError(f"epsilon must be between 0 and 1, got {epsilon}")
+            raise SpecError(f"epsilon must be between 0 and 1, got {epsilon}")
         if not 0 <= build_bias <= 1:
-            raise ValueError(f"build_bias must be between 0 and 1, got {build_bias}")
+            raise SpecError(f"build_bias must be between 0 and 1, got {build_bias}")
         if not 0 <= margin <= 1:
-            raise ValueError(f"margin must be between 0 and 1, got {margin}")
+            raise SpecError(f"margin must be between 0 and 1, got {margin}")
         if seed < -1:
-            raise ValueError(f"seed must be >= 0, or -1 for the match's generator; got {seed}")
+            raise SpecError(f"seed must be >= 0, or -1 for the match's generator; got {seed}")
         if workers < 1:
-            raise ValueError(f"workers must be >= 1, got {workers}")
+            raise SpecError(f"workers must be >= 1, got {workers}")
         if reuse not in (0, 1):
-            raise ValueError(f"reuse must be 0 or 1, got {reuse}")
+            raise SpecError(f"reuse must be 0 or 1, got {reuse}")
         if iterations <= 0 and time <= 0:
             iterations = 1000
         self.spec = "mcts"
@@ -483,7 +485,10 @@ def shared_pool(workers: int) -> ProcessPoolExecutor:
         else:
             method = "forkserver" if "forkserver" in methods else "spawn"
         context = multiprocessing.get_context(method)
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        # Each tree's process dies with this one (a server's search worker killed at its
+        # deadline, or when the server dies): duel/orphans.py.
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                   initializer=die_with_parent)
         _POOLS[key] = pool
         # Shut the pool down when this process ends. A finalizer, not atexit: when the agent
         # plays inside a worker process (a tournament's), multiprocessing ends that process by

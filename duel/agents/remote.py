@@ -6,7 +6,8 @@ The reply is judged like an LLM's: `TRANSPORT` (no connection, the timeout, a 5x
 `REFUSED` (another 4xx), `UNPARSABLE` (not a JSON object), `SCHEMA` (the engine's move parser),
 `ILLEGAL` (the engine's legal moves). Every attempt is recorded (category, status, latency,
 the reply, why it was refused); after `max_attempts` the fallback plays (`random`, `rule`) or
-the seat resigns (`forfeit`), as for LLM seats. A bad reply never raises.
+the seat resigns (`forfeit`): the attempt policy of LLM seats (attempts.py). A bad reply never
+raises.
 
 Spec: ``http:URL[,agent=NAME,timeout=S,max_attempts=N,fallback=F]``, e.g.
 ``http:http://127.0.0.1:8001,agent=mcts:time=1``; ``http://HOST:PORT`` alone works too. In
@@ -18,30 +19,34 @@ make the server call out.
 from __future__ import annotations
 
 import json
-import random
 import time
-from collections.abc import Sequence
+from dataclasses import dataclass
+from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
-from duel.agents.base import Decision, RandomAgent
+from duel.agents.attempts import (
+    AskingSeat,
+    AttemptPolicy,
+    Category,
+    ConversationBase,
+    Verdict,
+    Wording,
+)
 from duel.agents.builtin import HTTP
 from duel.agents.kinds import parse_params
-from duel.agents.llm import runner
-from duel.engine import InfoSet, Move
-from duel.errors import InvalidMoveError, SpecError
+from duel.engine import Move
+from duel.errors import SpecError
 
-FALLBACKS = ("forfeit", "random", "rule")
-OK, TRANSPORT, REFUSED, UNPARSABLE, SCHEMA, ILLEGAL = (
-    "OK", "TRANSPORT", "REFUSED", "UNPARSABLE", "SCHEMA", "ILLEGAL")
 SHOWN = 2000  # characters of a reply kept in the record
 MAX_REPLY = 64 * 1024  # bytes of a reply read at most: a bot cannot flood the transcript
+# The engine's refusals as the records word them.
+WORDING = Wording(malformed="the move is malformed", illegal="the move is not legal")
 
 
-
-class HTTPAgent:
+class HTTPAgent(AskingSeat):
     """Asks `url`'s ``POST /agents/move`` for each move (see the module's docstring)."""
 
     def __init__(self, url: str, agent: str = "mcts", timeout: float = 10.0,
@@ -51,63 +56,80 @@ class HTTPAgent:
             raise SpecError(f"http: {url!r} is not an http(s) URL with a host")
         if not timeout > 0:
             raise SpecError(f"http: timeout must be > 0 seconds, got {timeout}")
-        if max_attempts < 1:
-            raise SpecError(f"http: max_attempts must be >= 1, got {max_attempts}")
-        if fallback not in FALLBACKS:
-            raise SpecError(f"http: fallback must be one of {', '.join(FALLBACKS)}")
+        self.policy = AttemptPolicy(max_attempts, fallback, "http")
         self.spec = f"http:{url}"
         self.url = url.rstrip("/") + "/agents/move"
         self.agent = agent.replace(";", ",")
         self.timeout = timeout
-        self.max_attempts = max_attempts
-        self.fallback = fallback
 
-    def choose(self, view: dict[str, Any], legal: Sequence[Move],
-               rng: random.Random) -> Decision:
-        return runner.run(self.achoose(view, legal, rng))
+    def conversation(self, view: dict[str, Any], legal: list[Move]) -> _Conversation:
+        return _Conversation(self, view)
 
-    async def achoose(self, view: dict[str, Any], legal: Sequence[Move],
-                      rng: random.Random) -> Decision:
-        legal = list(legal)
-        calls: list[dict[str, Any]] = []
-        body = {"agent": self.agent, "state": view}
-        async with httpx.AsyncClient(timeout=self.timeout) as client:
-            for attempt in range(1, self.max_attempts + 1):
-                start = time.perf_counter()
-                record: dict[str, Any] = {"attempt": attempt, "status": None, "reply": ""}
-                calls.append(record)
-                try:
-                    text, status = await _post(client, self.url, body)
-                except httpx.HTTPError as exc:
-                    record.update(category=TRANSPORT, error=f"{type(exc).__name__}: {exc}")
-                    record["latency_s"] = round(time.perf_counter() - start, 4)
-                    continue
-                record["latency_s"] = round(time.perf_counter() - start, 4)
-                record.update(status=status, reply=text[:SHOWN])
-                category, move, reason = _judge(status, text, view, legal)
-                record["category"] = category
-                if reason:
-                    record["error"] = reason
-                if move is not None:
-                    return Decision(move, self._details(calls, attempt, None))
-        return self._fallback(view, legal, rng, calls)
 
-    def _fallback(self, view: dict[str, Any], legal: list[Move], rng: random.Random,
-                  calls: list[dict[str, Any]]) -> Decision:
-        if self.fallback == "forfeit":
-            return Decision(legal[0], self._details(calls, None, "forfeit"), forfeit=True)
-        if self.fallback == "rule":
-            from duel.agents.rule_based import RuleAgent
+@dataclass
+class HTTPCall:
+    """One request: its attempt, the HTTP status and the reply (None and "" when none came),
+    the latency, what became of it and why."""
 
-            played = RuleAgent().choose(view, legal, rng).move
-        else:
-            played = RandomAgent().choose(view, legal, rng).move
-        return Decision(played, self._details(calls, None, self.fallback))
+    attempt: int
+    status: int | None = None
+    reply: str = ""
+    latency_s: float = 0.0
+    category: str = ""
+    error: str | None = None
 
-    def _details(self, calls: list[dict[str, Any]], legal_at: int | None,
-                 fallback: str | None) -> dict[str, Any]:
-        return {"http": {"agent": self.agent, "calls": calls, "attempts": len(calls),
-                         "legal_at_attempt": legal_at, "fallback": fallback}}
+    def to_json(self) -> dict[str, Any]:
+        # the key orders records have always had: a request without a reply records why
+        # before its latency
+        out: dict[str, Any] = {"attempt": self.attempt, "status": self.status,
+                               "reply": self.reply}
+        if self.category == Category.TRANSPORT:
+            return {**out, "category": self.category, "error": self.error,
+                    "latency_s": self.latency_s}
+        out.update(latency_s=self.latency_s, category=self.category)
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+class _Conversation(ConversationBase):
+    """One decision's requests, over one connection pool. The protocol carries a state only:
+    a refused answer is followed by the same question (no reason to tell)."""
+
+    key = "http"
+    wording = WORDING
+
+    def __init__(self, seat: HTTPAgent, view: dict[str, Any]) -> None:
+        self.seat = seat
+        self.body = {"agent": seat.agent, "state": view}
+        self.calls: list[HTTPCall] = []
+        self.client = httpx.AsyncClient(timeout=seat.timeout)
+
+    async def __aenter__(self) -> _Conversation:
+        await self.client.__aenter__()
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.client.__aexit__(kind, exc, tb)
+
+    async def ask(self, attempt: int) -> Verdict | Any | None:
+        call = HTTPCall(attempt)
+        self.calls.append(call)
+        start = time.perf_counter()
+        try:
+            text, status = await _post(self.client, self.seat.url, self.body)
+        except httpx.HTTPError as exc:
+            call.category = Category.TRANSPORT.value
+            call.error = f"{type(exc).__name__}: {exc}"
+            call.latency_s = round(time.perf_counter() - start, 4)
+            return None
+        call.latency_s = round(time.perf_counter() - start, 4)
+        call.status, call.reply = status, text[:SHOWN]
+        return _read(status, text)
+
+    def fields(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        return {"agent": self.seat.agent}, {}
 
 
 async def _post(client: httpx.AsyncClient, url: str, body: dict[str, Any]) -> tuple[str, int]:
@@ -128,25 +150,19 @@ async def _post(client: httpx.AsyncClient, url: str, body: dict[str, Any]) -> tu
         return text, response.status_code
 
 
-def _judge(status: int, text: str, view: dict[str, Any], legal: list[Move]
-           ) -> tuple[str, Move | None, str]:
-    """The category of a reply, the move if it is legal, and why it is not."""
+def _read(status: int, text: str) -> Verdict | dict[str, Any]:
+    """A reply the seat refuses itself (a refusal, not a JSON object), or the move object in
+    it (its ``move`` and ``moveData``: a bot may add fields of its own)."""
     if status != 200:
-        return REFUSED, None, f"HTTP {status}"
+        return Verdict(Category.REFUSED, None, f"HTTP {status}")
     try:
         obj = json.loads(text)
     except ValueError:
-        return UNPARSABLE, None, "the reply is not JSON"
+        return Verdict(Category.UNPARSABLE, None, "the reply is not JSON")
     if not isinstance(obj, dict):
-        return UNPARSABLE, None, f"the reply is a JSON {type(obj).__name__}, not an object"
-    try:
-        move = Move.from_json({k: obj[k] for k in ("move", "moveData") if k in obj})
-    except InvalidMoveError as exc:
-        return SCHEMA, None, f"the move is malformed: {exc}"
-    if move not in legal:
-        state = InfoSet.from_view(view).sample(random.Random(0))  # for the reason only
-        return ILLEGAL, None, f"the move is not legal: {state.why_illegal(move)}"
-    return OK, move, ""
+        return Verdict(Category.UNPARSABLE, None,
+                       f"the reply is a JSON {type(obj).__name__}, not an object")
+    return {k: obj[k] for k in ("move", "moveData") if k in obj}
 
 
 def parse_http_spec(rest: str) -> HTTPAgent:

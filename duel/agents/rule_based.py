@@ -30,13 +30,7 @@ from duel.agents.heuristics import WIN, evaluate
 from duel.engine import InfoSet, Move, Seat
 from duel.engine.data import CARDS, LAW, SCALE, STRATEGY, THEOLOGY
 from duel.engine.layout import COVERS
-from duel.engine.moves import (
-    CHOOSE_STARTING_PLAYER,
-    CONSTRUCT_BUILDING,
-    CONSTRUCT_WONDER,
-    DISCARD,
-    SELECT_WONDER,
-)
+from duel.engine.moves import MoveKind
 from duel.engine.state import GameState
 from duel.engine.steps import CHOOSE_TOKEN, PLAY_CARD
 
@@ -80,28 +74,32 @@ def _after(state: GameState, move: Move) -> GameState:
     return s
 
 
-def _value_after(state: GameState, seat: int, move: Move) -> float:
+def _value_after(state: GameState, index: int, move: Move) -> float:
     s = _after(state, move)
-    if s.step == CHOOSE_TOKEN and s.current == seat:
+    if s.step == CHOOSE_TOKEN and s.current == index:
         # The token choice is ours: count the best token.
-        return max(evaluate(_after(s, m), seat) for m in s.legal_moves())
-    return evaluate(s, seat)
+        return max(evaluate(_after(s, m), index) for m in s.legal_moves())
+    return evaluate(s, index)
 
 
-def _hands_a_win(state: GameState, seat: int, move: Move) -> bool:
+def _hands_a_win(state: GameState, index: int, move: Move) -> bool:
     """After `move`, the opponent moves next and a card face up before the move would give
     them supremacy."""
     after = _after(state, move)
-    if after.step != PLAY_CARD or after.current == seat:
+    if after.step != PLAY_CARD or after.current == index:
         return False
     return any((state.face_up >> slot) & 1
-               for slot in opponent_winning_cards(after, 1 - seat))
+               for slot in opponent_winning_cards(after, 1 - index))
 
 
 # Priorities as score tiers: any move of a higher priority scores above every move of a lower.
 TIER: Final = 1e6
 # Rules whose pick is a single move: no random tie-break.
 _NO_TIES: Final = ("wonder ranking", "start the Age", "win now")
+# The rule named when the best-valued move decides, by the kind of that move.
+_BEST: Final[dict[str, str]] = {MoveKind.CONSTRUCT_BUILDING: "best build",
+                                MoveKind.DISCARD: "best discard",
+                                MoveKind.CONSTRUCT_WONDER: "best wonder"}
 
 
 def preferences(state: GameState, moves: Sequence[Move]
@@ -110,9 +108,9 @@ def preferences(state: GameState, moves: Sequence[Move]
     move (higher is better; see the module's priorities), the moves it picks among (ties broken
     at random) and the rule that decided. Learning agents read the scores as features."""
     moves = list(moves)
-    seat = state.current
+    index = state.current
     kind = moves[0].kind
-    if kind == SELECT_WONDER:
+    if kind == MoveKind.SELECT_WONDER:
         rank = list(_WONDER_RANK)
         if THEOLOGY in state.tokens_board:
             # Theology gives play-again to any wonder: raise the big-VP ones.
@@ -120,23 +118,23 @@ def preferences(state: GameState, moves: Sequence[Move]
             rank.insert(0, "THE_PYRAMIDS")
         scores = {m: -float(rank.index(m.wonder)) for m in moves}
         return scores, [max(moves, key=scores.__getitem__)], "wonder ranking"
-    if kind == CHOOSE_STARTING_PLAYER:
-        scores = {m: 0.0 if m.player_number == Seat.of_index(seat).player else -TIER
+    if kind == MoveKind.CHOOSE_STARTING_PLAYER:
+        scores = {m: 0.0 if m.player_number == Seat.of_index(index).player else -TIER
                   for m in moves}
         return scores, [m for m in moves if scores[m] == 0.0], "start the Age"
     if state.step != PLAY_CARD:
-        return {m: _value_after(state, seat, m) for m in moves}, moves, "best after the move"
-    return _play_card(state, seat, moves)
+        return {m: _value_after(state, index, m) for m in moves}, moves, "best after the move"
+    return _play_card(state, index, moves)
 
 
-def _play_card(state: GameState, seat: int, moves: list[Move]
+def _play_card(state: GameState, index: int, moves: list[Move]
                ) -> tuple[dict[Move, float], list[Move], str]:
-    opp = 1 - seat
-    values = {m: _value_after(state, seat, m) for m in moves}
+    opp = 1 - index
+    values = {m: _value_after(state, index, m) for m in moves}
     wins = [m for m in moves if values[m] >= WIN]
     # Moves after which the opponent, next to play, could win at once with a card that is face
     # up now (a card a move turns over is unknown, and is not held against it).
-    safe = [m for m in moves if not _hands_a_win(state, seat, m)] if not wins else moves
+    safe = [m for m in moves if not _hands_a_win(state, index, m)] if not wins else moves
     if not safe:
         safe = moves
     # What each active card is worth to the opponent, if they could take it next.
@@ -146,7 +144,7 @@ def _play_card(state: GameState, seat: int, moves: list[Move]
     for slot in state.accessible_slots():
         card = state.pyramid[slot]
         if state.card_price(opp, card) <= state.players[opp].coins:
-            after = _after(probe, Move(CONSTRUCT_BUILDING, card_index=slot))
+            after = _after(probe, Move(MoveKind.CONSTRUCT_BUILDING, card_index=slot))
             gain_for_opp[slot] = max(0.0, evaluate(after, opp) - base_opp)
         else:
             gain_for_opp[slot] = 0.0
@@ -160,9 +158,9 @@ def _play_card(state: GameState, seat: int, moves: list[Move]
             if state.cover[below] == 1 and (state.face_up >> below) & 1:
                 s = state.out_of_turn(opp, without_slot=slot)
                 if state.card_price(opp, state.pyramid[below]) <= state.players[opp].coins:
-                    after = _after(s, Move(CONSTRUCT_BUILDING, card_index=below))
+                    after = _after(s, Move(MoveKind.CONSTRUCT_BUILDING, card_index=below))
                     value -= _UNCOVER * min(max(0.0, evaluate(after, opp) - base_opp), 20.0)
-        if m.kind == DISCARD:
+        if m.kind == MoveKind.DISCARD:
             value -= 0.5  # prefer using a card when it is about as good
         return value
 
@@ -198,6 +196,5 @@ class RuleAgent:
         else:
             best = max(pool, key=lambda m: (scores[m], rng.random()))
         if rule == "best":
-            rule = {CONSTRUCT_BUILDING: "best build", DISCARD: "best discard",
-                    CONSTRUCT_WONDER: "best wonder"}[best.kind]
+            rule = _BEST[best.kind]
         return Decision(best, {"rule": rule})

@@ -9,14 +9,15 @@ A kind's code is imported only when an agent of that kind is built.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from duel.agents.base import Agent
 from duel.agents.builtin import BUILTIN_KINDS
 from duel.agents.kinds import AgentKind, Param, load, parse_params
 from duel.errors import SpecError
 
-__all__ = ["AgentKind", "Param", "describe_kinds", "kinds", "make_agent", "parse_params",
-           "register", "unregister"]
+__all__ = ["AgentKind", "Param", "SpecParts", "describe_kinds", "kinds", "make_agent",
+           "parse_params", "register", "split_spec", "unregister"]
 
 _KINDS: dict[str, AgentKind] = {kind.name: kind for kind in BUILTIN_KINDS}
 
@@ -63,3 +64,31 @@ def describe_kinds() -> str:
         params = ", ".join(f"{k}={p.default}" for k, p in kind.params.items())
         lines.append(f"{kind.name}: {kind.help}" + (f" [{params}]" if params else ""))
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class SpecParts:
+    """A spec's text in its parts, unchecked: the kind, the positional part (an LLM's
+    ``PROVIDER:MODEL[@URL]``, a model file, a remote URL; "" when there is none) and the
+    ``key=value`` options as written."""
+
+    kind: str
+    target: str
+    options: tuple[tuple[str, str], ...]
+
+    @property
+    def model(self) -> str:
+        """The model's (or file's) own name in the target: ``gpt-5-mini`` of
+        ``openai:gpt-5-mini``, ``m`` of ``compat:m@http://...``, a path's last part."""
+        return self.target.split("@")[0].rpartition(":")[2].rpartition("/")[2]
+
+
+def split_spec(spec: str) -> SpecParts:
+    """The parts of `spec` (see SpecParts); what `make_agent` and the kinds' parsers check."""
+    kind, _, rest = spec.strip().partition(":")
+    items = [item for item in rest.split(",")] if rest else []
+    target = ""
+    if items and "=" not in items[0].split("?")[0]:
+        target = items.pop(0)
+    options = tuple((k.strip(), v) for k, _, v in (item.partition("=") for item in items))
+    return SpecParts(kind, target, options)

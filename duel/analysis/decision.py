@@ -4,36 +4,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from duel.engine import Move
-from duel.engine.moves import CONSTRUCT_WONDER
 
 from .search import MoveValue
 
-# Decision kinds, by the step the decision was made in (and, on a turn, by the move played:
-# a wonder built is a "wonder" decision, a card built or discarded a "card" one).
-KINDS: Final = ("draft", "card", "wonder", "token", "destroy", "start_player")
-_KIND_OF_STEP: Final = {
-    "WONDER_SELECTION": "draft",
-    "CHOOSE_PROGRESS_TOKEN": "token",
-    "CHOOSE_PROGRESS_TOKEN_FROM_DISCARD": "token",
-    "DESTROY_GREY": "destroy",
-    "DESTROY_BROWN": "destroy",
-    "CONSTRUCT_FROM_DISCARD": "card",  # the Mausoleum's card: a card decision
-    "CHOOSE_STARTING_PLAYER": "start_player",
-}
-
-
-def decision_kind(step: str, move: Move) -> str:
-    """The kind of a decision made at `step` (the step's name) by playing `move`."""
-    if step == "PLAY_CARD":
-        return "wonder" if move.kind == CONSTRUCT_WONDER else "card"
-    return _KIND_OF_STEP[step]
-
 
 @dataclass(frozen=True)
-class Decision:
+class AnalysedDecision:
     """A decision of `player` at `ply`: every legal move valued from the seat's information set
     (`moves`, ranked best first; `played` and `best` are among them), moves in true labels."""
 
@@ -46,7 +25,7 @@ class Decision:
     iterations: int
     played: MoveValue
     moves: tuple[MoveValue, ...]
-    played_text: str  # the moves in the game's words (duel.narrate)
+    played_text: str  # the moves in the game's words (duel.words.narrate)
     best_text: str
 
     @property
@@ -87,11 +66,11 @@ class Decision:
         }
 
     @staticmethod
-    def from_json(obj: dict[str, Any]) -> Decision:
+    def from_json(obj: dict[str, Any]) -> AnalysedDecision:
         """Read :meth:`to_json`'s form (a sidecar already checked against its schema)."""
         moves = tuple(MoveValue.from_json(m) for m in obj["moves"])
         played = Move.from_json(obj["played"])
-        return Decision(obj["ply"], obj["player"], obj["step"], obj["kind"], obj["age"],
+        return AnalysedDecision(obj["ply"], obj["player"], obj["step"], obj["kind"], obj["age"],
                         obj["view_hash"], obj["iterations"],
                         next(m for m in moves if m.move == played), moves,
                         obj["played_text"], obj["best_text"])

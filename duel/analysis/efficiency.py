@@ -62,11 +62,15 @@ def units_needed(values: Sequence[float], null: float = 0.0, alpha: float = ALPH
 
 
 def bootstrap_power(values: Sequence[float], n: int, null: float = 0.0, alpha: float = ALPHA,
-                    resamples: int = 2000, seed: int = 0) -> float:
-    """The fraction of samples of `n` units drawn from `values` (with replacement) whose
-    ``mean ± z sd / sqrt(n)`` CI excludes `null`."""
+                    resamples: int = 2000, seed: int = 0, test: str = "ci") -> float:
+    """The fraction of samples of `n` units drawn from `values` (with replacement) that the
+    `test` separates from `null` at level `alpha`: "ci", the ``mean ± z sd / sqrt(n)`` interval
+    excludes it; "sign-flip", the paired sign-flip statistic ``sum(d) / sqrt(sum(d^2))`` of
+    the differences from it reaches z (what position grading tests; duel.bench.positions)."""
     if n < 2:
         raise UsageError(f"a sample needs at least 2 units, got {n}")
+    if test not in ("ci", "sign-flip"):
+        raise UsageError(f"test must be 'ci' or 'sign-flip', got {test!r}")
     arr = np.asarray(values, dtype=float)
     if arr.size == 0:
         raise UsageError("no units to draw from")
@@ -78,9 +82,15 @@ def bootstrap_power(values: Sequence[float], n: int, null: float = 0.0, alpha: f
     while done < resamples:
         rows = min(per_block, resamples - done)
         sample = arr[rng.integers(0, arr.size, size=(rows, n))]
-        means = sample.mean(axis=1)
-        half = z * sample.std(axis=1, ddof=1) / math.sqrt(n)
-        hits += int(np.count_nonzero((means - half > null) | (means + half < null)))
+        if test == "ci":
+            means = sample.mean(axis=1)
+            half = z * sample.std(axis=1, ddof=1) / math.sqrt(n)
+            hits += int(np.count_nonzero((means - half > null) | (means + half < null)))
+        else:
+            d = sample - null
+            norm = np.sqrt((d * d).sum(axis=1))
+            stat = np.divide(d.sum(axis=1), norm, out=np.zeros(rows), where=norm > 0)
+            hits += int(np.count_nonzero(np.abs(stat) >= z))
         done += rows
     return hits / resamples
 

@@ -24,13 +24,15 @@ from typing import Any
 
 from duel import __version__
 from duel.engine import RULES_VERSION, GameState, Move, Perspective
+from duel.engine.decisions import decision_kind
 from duel.errors import UsageError
-from duel.narrate import move_text
 from duel.records import mover_view_hash
 from duel.transcripts import Transcript, check_result, initial_state, read, replay
+from duel.util.parallel import parallel_map
+from duel.words.narrate import move_text
 
 from . import sidecar
-from .decision import Decision, decision_kind
+from .decision import AnalysedDecision
 from .search import MoveValue, Settings, decision_seed, evaluate
 from .summary import BLUNDER, MISTAKE, curve, seat_summary
 
@@ -49,7 +51,7 @@ class Analysis:
     result: dict[str, Any]  # the footer's winner and victory
     settings: Settings
     seats: tuple[int, ...]  # the players analysed
-    decisions: list[Decision]
+    decisions: list[AnalysedDecision]
     forced: dict[int, int]  # decisions skipped (one legal move), by player
     seconds: float = 0.0
     jobs: int = 1
@@ -81,7 +83,7 @@ class Analysis:
         seats = tuple(obj["analysed_seats"])
         return Analysis(obj["transcript"]["file"], obj["transcript"]["sha256"], obj["players"],
                         obj["result"], Settings.from_json(obj["settings"]), seats,
-                        [Decision.from_json(d) for d in obj["decisions"]],
+                        [AnalysedDecision.from_json(d) for d in obj["decisions"]],
                         {p: obj["seats"][str(p)]["forced"] for p in seats}, obj["seconds"],
                         obj["jobs"], obj["duel_version"], obj["rules_version"])
 
@@ -153,28 +155,22 @@ def analyse_transcript(path: str | Path, seats: Iterable[int] = SEATS_ALL,
 
 def _map(tasks: Sequence[_Task], jobs: int, progress: bool
          ) -> list[tuple[list[MoveValue], int]]:
-    """The tasks' results in the tasks' order, over `jobs` processes."""
-    from tqdm import tqdm
-
-    if jobs == 1 or len(tasks) <= 1:
-        return [_run(task) for task in tqdm(tasks, disable=not progress, unit="decision",
-                                            leave=False)]
+    """The tasks' results in the tasks' order, over `jobs` processes (MCTS's shared pool, kept
+    between analyses; made before tqdm starts its monitor thread, since the pool may fork)."""
     from duel.agents.mcts import shared_pool
 
-    pool = shared_pool(jobs)  # before tqdm starts its monitor thread: the pool may fork
-    futures = [pool.submit(_run, task) for task in tasks]
-    return [f.result() for f in tqdm(futures, disable=not progress, unit="decision",
-                                     leave=False)]
+    pool = shared_pool(jobs) if jobs > 1 and len(tasks) > 1 else None
+    return parallel_map(_run, tasks, jobs, progress, "decision", pool)
 
 
 def _decision(task: _Task, before: GameState, values: list[MoveValue], iterations: int
-              ) -> Decision:
+              ) -> AnalysedDecision:
     """A search's result, back in true labels and with the moves in words."""
     seen = Perspective.to_move(before)
     moves = tuple(v.relabelled(seen.move_in(v.move)) for v in values)
     played = seen.move_in(task.played)
     best = moves[0].move
-    return Decision(
+    return AnalysedDecision(
         ply=task.ply, player=before.current_player, step=before.step_name,
         kind=decision_kind(before.step_name, played), age=before.age,
         view_hash=mover_view_hash(before), iterations=iterations,

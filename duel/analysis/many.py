@@ -14,6 +14,8 @@ from typing import Any
 
 from tqdm import tqdm
 
+from duel.io import read_bytes
+
 from . import sidecar
 from .game import Analysis, analyse_file, analyse_transcript, load_analysis
 from .report import render
@@ -67,11 +69,12 @@ def on_ray(todo: list[tuple[Path, tuple[int, ...]]], settings: Settings, ray: st
            ) -> Iterator[tuple[Path, dict[str, Any]]]:
     """Each transcript's analysis (of its seats) as a task of the Ray cluster at `ray`, as
     each comes back."""
-    from duel.cluster import RayPool, connect
+    from duel.runs.cluster import RayPool, connect
 
     connect(ray)
     remote = RayPool(analyse_elsewhere)
-    futures = {remote.submit(path.name, path.read_text(), seats, settings): path
+    futures = {remote.submit(path.name, read_bytes(str(path)).decode("utf-8", "replace"), seats,
+                                     settings): path
                for path, seats in todo}
     try:
         for future in as_completed(futures):

@@ -187,7 +187,7 @@ def evaluate(view: dict[str, Any], legal: Sequence[Move], keep: Move | None,
     if settings.guide:
         from duel.guide.analyse import guided_sweep
 
-        sweep = guided_sweep(info, moves, stats, settings)
+        sweep = guided_sweep(info, moves, stats, settings, _Stats)
     else:
         root = Node(None, None, -1)
         for move in moves:

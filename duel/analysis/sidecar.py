@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any, Final
 
 from duel.engine import RULES_VERSION
-from duel.errors import DuelError, TranscriptError
+from duel.errors import DuelError, InvalidStateError, TranscriptError
+from duel.util.files import atomic_write
 
 SUFFIX: Final = ".analysis.json"
 FORMAT_VERSION: Final = 1
@@ -28,10 +28,12 @@ def sidecar_path(transcript: str | Path) -> Path:
 
 def file_hash(path: str | Path) -> str:
     """The SHA-256 of a file's bytes (hex)."""
+    from duel.io import read_bytes
+
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError as exc:
-        raise TranscriptError(f"cannot read {path}: {exc.strerror or exc}") from None
+        return hashlib.sha256(read_bytes(str(path))).hexdigest()
+    except InvalidStateError as exc:
+        raise TranscriptError(str(exc)) from None
 
 
 def problem(obj: Any) -> str | None:
@@ -47,10 +49,8 @@ def write(obj: dict[str, Any], transcript: str | Path) -> Path:
     if bad:
         raise TranscriptError(f"internal error: the analysis does not match its schema: {bad}")
     path = sidecar_path(transcript)
-    tmp = path.with_name(path.name + ".tmp")
     try:
-        tmp.write_text(json.dumps(obj, indent=1) + "\n")
-        os.replace(tmp, path)
+        atomic_write(path, json.dumps(obj, indent=1) + "\n")
     except OSError as exc:
         raise TranscriptError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path

@@ -33,7 +33,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .decision import KINDS, Decision
+from duel.engine.decisions import KINDS
+
+from .decision import AnalysedDecision
 
 BLUNDER: Final = 0.10
 MISTAKE: Final = 0.05
@@ -82,14 +84,14 @@ class Figures:
                 "accuracy": self.accuracy}
 
 
-def _groups(decisions: Sequence[Decision], key: Callable[[Decision], str],
+def _groups(decisions: Sequence[AnalysedDecision], key: Callable[[AnalysedDecision], str],
             order: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Figures per group, in `order`, for the groups that have decisions."""
     return {name: Figures.of([d.loss for d in decisions if key(d) == name]).to_json()
             for name in order if any(key(d) == name for d in decisions)}
 
 
-def seat_summary(decisions: Sequence[Decision], player: int, forced: int) -> dict[str, Any]:
+def seat_summary(decisions: Sequence[AnalysedDecision], player: int, forced: int) -> dict[str, Any]:
     """The figures of `player`'s decisions among `decisions`, overall, by Age and by kind;
     `forced` counts the decisions skipped because only one move was legal."""
     mine = [d for d in decisions if d.player == player]
@@ -101,7 +103,7 @@ def seat_summary(decisions: Sequence[Decision], player: int, forced: int) -> dic
     }
 
 
-def curve(decisions: Sequence[Decision]) -> list[dict[str, Any]]:
+def curve(decisions: Sequence[AnalysedDecision]) -> list[dict[str, Any]]:
     """The win-chance curve: for each analysed decision, the value of the position after the
     move played, for player 1 and player 2."""
     points = []

@@ -23,6 +23,7 @@ from .moves import (
     InvalidMoveError,
     InvalidStateError,
     Move,
+    MoveKind,
 )
 from .perspective import Perspective, swap_move, swap_text
 from .pricing import PriceBook
@@ -53,7 +54,7 @@ def new_game(seed: int | None = None, *, rng: random.Random | None = None,
 __all__ = [
     "CARDS", "CARD_IDS", "CARD_NAMES", "WONDERS", "WONDER_NAMES", "TOKEN_NAMES", "Deal",
     "DuelError", "GAME_END", "GameState", "IllegalMoveError", "InfoSet", "InvalidMoveError",
-    "InvalidStateError", "Move", "Perspective", "RULES_VERSION", "Result", "SEATS", "STEP_NAMES",
-    "Seat", "deal_code", "new_game", "seat_view", "state_from_view", "swap_move",
+    "InvalidStateError", "Move", "MoveKind", "Perspective", "RULES_VERSION", "Result", "SEATS",
+    "STEP_NAMES", "Seat", "deal_code", "new_game", "seat_view", "state_from_view", "swap_move",
     "swap_text",
 ]

@@ -5,30 +5,23 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from .data import BROWN, CARDS, COLOR_NAMES, GREY, TOKEN_NAMES, WONDER_IDS, WONDERS
 from .layout import COVERED_BY
-from .moves import (
-    CHOOSE_PROGRESS_TOKEN,
-    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,
-    CHOOSE_STARTING_PLAYER,
-    CONSTRUCT_BUILDING,
-    CONSTRUCT_FROM_DISCARD,
-    CONSTRUCT_WONDER,
-    DESTROY_CARD,
-    DISCARD,
-    SELECT_WONDER,
-    Move,
-)
-from .state import GameState
+from .moves import Move, MoveKind
 from .steps import DESTROY_BROWN, GAME_END, STEP_NAMES
+
+if TYPE_CHECKING:  # state.py asks this module why a move is illegal: no runtime import back
+    from .state import GameState
 
 # The moves each step accepts (the prompt's table plus CHOOSE_STARTING_PLAYER), by step id.
 STEP_MOVES: Final = (
-    (SELECT_WONDER,), (CONSTRUCT_BUILDING, DISCARD, CONSTRUCT_WONDER), (CHOOSE_PROGRESS_TOKEN,),
-    (DESTROY_CARD,), (DESTROY_CARD,), (CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,),
-    (CONSTRUCT_FROM_DISCARD,), (CHOOSE_STARTING_PLAYER,), (),
+    (MoveKind.SELECT_WONDER,),
+    (MoveKind.CONSTRUCT_BUILDING, MoveKind.DISCARD, MoveKind.CONSTRUCT_WONDER),
+    (MoveKind.CHOOSE_PROGRESS_TOKEN,), (MoveKind.DESTROY_CARD,), (MoveKind.DESTROY_CARD,),
+    (MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,), (MoveKind.CONSTRUCT_FROM_DISCARD,),
+    (MoveKind.CHOOSE_STARTING_PLAYER,), (),
 )
 
 
@@ -43,7 +36,7 @@ def why_illegal(state: GameState, move: Move) -> str:
                 f"{' or '.join(allowed)}")
     seat = state.current
     p = state.players[seat]
-    if move.kind in (CONSTRUCT_BUILDING, DISCARD, CONSTRUCT_WONDER):
+    if move.kind in (MoveKind.CONSTRUCT_BUILDING, MoveKind.DISCARD, MoveKind.CONSTRUCT_WONDER):
         slot = move.card_index
         if not 0 <= slot < 20 or state.pyramid[slot] < 0:
             return (f"slot {slot} is empty in the Age {state.age} structure; active slots: "
@@ -52,7 +45,7 @@ def why_illegal(state: GameState, move: Move) -> str:
             covering = [s for s in COVERED_BY[state.age - 1][slot] if state.pyramid[s] >= 0]
             return (f"card {slot} is covered by slot(s) {covering}; active slots: "
                     f"{state.accessible_slots()}")
-        if move.kind == CONSTRUCT_BUILDING:
+        if move.kind == MoveKind.CONSTRUCT_BUILDING:
             card = state.pyramid[slot]
             price = state.card_price(seat, card)
             return (f"{CARDS[card].name} costs {price} coins and player {seat + 1} has "
@@ -67,22 +60,22 @@ def why_illegal(state: GameState, move: Move) -> str:
             return "7 wonders are built already; no more wonders can be built"
         price = state.wonder_price(seat, w)
         return f"{move.wonder} costs {price} coins and player {seat + 1} has {p.coins}"
-    if move.kind == SELECT_WONDER:
+    if move.kind == MoveKind.SELECT_WONDER:
         names = [WONDERS[w].name for w in state.wonders_available]
         return f"{move.wonder} is not in wondersAvailable {names}"
-    if move.kind == CHOOSE_PROGRESS_TOKEN:
+    if move.kind == MoveKind.CHOOSE_PROGRESS_TOKEN:
         return (f"{move.token} is not in tokensAvailable "
                 f"{[TOKEN_NAMES[t] for t in state.tokens_board]}")
-    if move.kind == CHOOSE_PROGRESS_TOKEN_FROM_DISCARD:
+    if move.kind == MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD:
         return (f"{move.token} is not in tokensFromUnavailable "
                 f"{[TOKEN_NAMES[t] for t in state.library]}")
-    if move.kind == DESTROY_CARD:
+    if move.kind == MoveKind.DESTROY_CARD:
         color = BROWN if state.step == DESTROY_BROWN else GREY
         valid = [CARDS[c].name for c in state.players[1 - seat].cards
                  if CARDS[c].color == color]
         return (f"{move.card_name} is not a {COLOR_NAMES[color].lower()} card of player "
                 f"{2 - seat}; valid: {valid}")
-    if move.kind == CONSTRUCT_FROM_DISCARD:
+    if move.kind == MoveKind.CONSTRUCT_FROM_DISCARD:
         return (f"{move.card_name} is not in discardedCards "
                 f"{[CARDS[c].name for c in state.discard]}")
     return f"{move} is not legal in step {step}"
@@ -110,15 +103,15 @@ def unavailable(state: GameState) -> list[tuple[Move, str, int | None]]:
             continue
         if not (state.accessible >> slot) & 1:
             covering = [s for s in COVERED_BY[state.age - 1][slot] if state.pyramid[s] >= 0]
-            out.append((Move(CONSTRUCT_BUILDING, card_index=slot),
+            out.append((Move(MoveKind.CONSTRUCT_BUILDING, card_index=slot),
                         f"covered by {_listed(covering)}", None))
             continue
-        build = Move(CONSTRUCT_BUILDING, card_index=slot)
+        build = Move(MoveKind.CONSTRUCT_BUILDING, card_index=slot)
         if build not in legal:
             price = state.card_price(seat, card)
             out.append((build, f"costs {price} coins, you have {p.coins}", price))
         for i, w in enumerate(p.wonders):
-            move = Move(CONSTRUCT_WONDER, card_index=slot, wonder=WONDERS[w].name)
+            move = Move(MoveKind.CONSTRUCT_WONDER, card_index=slot, wonder=WONDERS[w].name)
             if move in legal:
                 continue
             if p.wonder_age[i]:

@@ -124,7 +124,7 @@ def _read(view: Any) -> InfoSet:
     players = reader.read_players(view)
     military = reader.read_military(view)
     discard = reader.read_discard(view)
-    tokens = reader.read_tokens(view, players)
+    tokens = reader.read_tokens(view, players, step)
     wonders = reader.read_wonders(view, players, step, current)
     structure = reader.read_structure(view, step, age)
     seen = reader.check_cards(players, discard, structure, step, age)

@@ -2,13 +2,14 @@
 
 :data:`MOVE_FIELDS` and :data:`MOVE_DATA` say which moveData keys each move kind has, of which JSON
 type and with which values. :meth:`Move.from_json` checks a move against them; the published move
-schema (``duel.schemas.build``) and the LLM's structured-output schema (``duel.agents.llm.schema``)
-are built from them, so the three cannot disagree.
+schema (``duel.schemas.generate``) and the LLM's structured-output schema
+(``duel.agents.llm.schema``) are built from them, so the three cannot disagree.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Final, Literal
 
 from duel.errors import DuelError, IllegalMoveError, InvalidMoveError, InvalidStateError
@@ -16,17 +17,28 @@ from duel.errors import DuelError, IllegalMoveError, InvalidMoveError, InvalidSt
 from .data import CARD_NAMES, TOKEN_NAMES, WONDER_NAMES
 
 __all__ = ["DuelError", "IllegalMoveError", "InvalidMoveError", "InvalidStateError", "Move",
-           "MoveField"]
+           "MoveField", "MoveKind"]
 
-SELECT_WONDER: Final = "SELECT_WONDER"
-CONSTRUCT_BUILDING: Final = "CONSTRUCT_BUILDING"
-DISCARD: Final = "DISCARD"
-CONSTRUCT_WONDER: Final = "CONSTRUCT_WONDER"
-CHOOSE_PROGRESS_TOKEN: Final = "CHOOSE_PROGRESS_TOKEN"
-CHOOSE_PROGRESS_TOKEN_FROM_DISCARD: Final = "CHOOSE_PROGRESS_TOKEN_FROM_DISCARD"
-DESTROY_CARD: Final = "DESTROY_CARD"
-CONSTRUCT_FROM_DISCARD: Final = "CONSTRUCT_FROM_DISCARD"
-CHOOSE_STARTING_PLAYER: Final = "CHOOSE_STARTING_PLAYER"
+
+class MoveKind(StrEnum):
+    """The prompt's move names (a move's ``"move"`` field), in the order of the steps that ask
+    for them. A member is the string itself: it compares, hashes, formats and serialises to
+    JSON as its name."""
+
+    SELECT_WONDER = "SELECT_WONDER"
+    CONSTRUCT_BUILDING = "CONSTRUCT_BUILDING"
+    DISCARD = "DISCARD"
+    CONSTRUCT_WONDER = "CONSTRUCT_WONDER"
+    CHOOSE_PROGRESS_TOKEN = "CHOOSE_PROGRESS_TOKEN"
+    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD = "CHOOSE_PROGRESS_TOKEN_FROM_DISCARD"
+    DESTROY_CARD = "DESTROY_CARD"
+    CONSTRUCT_FROM_DISCARD = "CONSTRUCT_FROM_DISCARD"
+    CHOOSE_STARTING_PLAYER = "CHOOSE_STARTING_PLAYER"
+
+
+# The member of each name: Move's constructor takes a plain string too (a dict lookup, cheaper
+# than calling the enum).
+_KIND_OF_NAME: Final[dict[str, MoveKind]] = {k.value: k for k in MoveKind}
 
 # The keys of a move object: nothing else is allowed next to them.
 MOVE_KEYS: Final = ("move", "moveData")
@@ -76,17 +88,17 @@ MOVE_DATA: Final[dict[str, MoveField]] = {f.key: f for f in (
 
 # moveData keys of each move kind, in the prompt's order.
 MOVE_FIELDS: Final[dict[str, tuple[str, ...]]] = {
-    SELECT_WONDER: ("wonder",),
-    CONSTRUCT_BUILDING: ("cardIndex",),
-    DISCARD: ("cardIndex",),
-    CONSTRUCT_WONDER: ("cardIndex", "wonder"),
-    CHOOSE_PROGRESS_TOKEN: ("progressToken",),
-    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD: ("progressToken",),
-    DESTROY_CARD: ("cardName",),
-    CONSTRUCT_FROM_DISCARD: ("cardName",),
-    CHOOSE_STARTING_PLAYER: ("playerNumber",),
+    MoveKind.SELECT_WONDER: ("wonder",),
+    MoveKind.CONSTRUCT_BUILDING: ("cardIndex",),
+    MoveKind.DISCARD: ("cardIndex",),
+    MoveKind.CONSTRUCT_WONDER: ("cardIndex", "wonder"),
+    MoveKind.CHOOSE_PROGRESS_TOKEN: ("progressToken",),
+    MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD: ("progressToken",),
+    MoveKind.DESTROY_CARD: ("cardName",),
+    MoveKind.CONSTRUCT_FROM_DISCARD: ("cardName",),
+    MoveKind.CHOOSE_STARTING_PLAYER: ("playerNumber",),
 }
-MOVE_KINDS: Final = tuple(MOVE_FIELDS)
+MOVE_KINDS: Final[tuple[MoveKind, ...]] = tuple(MoveKind)
 
 
 def move_data_schema(kind: str) -> dict[str, Any]:
@@ -102,6 +114,11 @@ class Move:
 
     ``player_number`` (CHOOSE_STARTING_PLAYER) is absolute (1 or 2) inside the engine; views that
     relabel seats map it with :func:`swap_move`.
+
+    ``kind`` is always a :class:`MoveKind`: the constructor takes one's name as a plain string
+    too (``Move("DISCARD", card_index=3)``), and refuses any other string (InvalidMoveError).
+    It is declared ``str`` because the compiled build checks the declared type on the way in,
+    before the name could be looked up.
     """
 
     kind: str
@@ -116,6 +133,11 @@ class Move:
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        kind = _KIND_OF_NAME.get(self.kind)
+        if kind is None:
+            raise InvalidMoveError(
+                f"unknown move {self.kind!r}; valid moves: {', '.join(MOVE_KINDS)}")
+        object.__setattr__(self, "kind", kind)
         object.__setattr__(self, "_hash", hash((self.kind, self.card_index, self.wonder,
                                                 self.token, self.card_name,
                                                 self.player_number)))
@@ -125,7 +147,9 @@ class Move:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Move):
             return NotImplemented
-        return (self.kind == other.kind and self.card_index == other.card_index
+        # `is`: a kind is always its MoveKind member (__post_init__), and comparing a str
+        # subclass with == is the slow path of the compiled build
+        return (self.kind is other.kind and self.card_index == other.card_index
                 and self.wonder == other.wonder and self.token == other.token
                 and self.card_name == other.card_name
                 and self.player_number == other.player_number)
@@ -179,28 +203,31 @@ class Move:
         return Move(kind, **fields)
 
     def __str__(self) -> str:
-        if self.kind in (CONSTRUCT_BUILDING, DISCARD):
+        if self.kind in (MoveKind.CONSTRUCT_BUILDING, MoveKind.DISCARD):
             return f"{self.kind} {self.card_index}"
-        if self.kind == CONSTRUCT_WONDER:
+        if self.kind == MoveKind.CONSTRUCT_WONDER:
             return f"{self.kind} {self.card_index} {self.wonder}"
-        if self.kind == SELECT_WONDER:
+        if self.kind == MoveKind.SELECT_WONDER:
             return f"{self.kind} {self.wonder}"
-        if self.kind in (CHOOSE_PROGRESS_TOKEN, CHOOSE_PROGRESS_TOKEN_FROM_DISCARD):
+        if self.kind in (MoveKind.CHOOSE_PROGRESS_TOKEN,
+                         MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD):
             return f"{self.kind} {self.token}"
-        if self.kind == CHOOSE_STARTING_PLAYER:
+        if self.kind == MoveKind.CHOOSE_STARTING_PLAYER:
             return f"{self.kind} {self.player_number}"
         return f"{self.kind} {self.card_name}"
 
 
 # Interned moves: legal-move generation hands out these shared instances instead of allocating.
-BUILD_MOVES: Final = tuple(Move(CONSTRUCT_BUILDING, card_index=i) for i in range(20))
-DISCARD_MOVES: Final = tuple(Move(DISCARD, card_index=i) for i in range(20))
-WONDER_MOVES: Final = tuple(tuple(Move(CONSTRUCT_WONDER, card_index=i, wonder=w)
+BUILD_MOVES: Final = tuple(Move(MoveKind.CONSTRUCT_BUILDING, card_index=i) for i in range(20))
+DISCARD_MOVES: Final = tuple(Move(MoveKind.DISCARD, card_index=i) for i in range(20))
+WONDER_MOVES: Final = tuple(tuple(Move(MoveKind.CONSTRUCT_WONDER, card_index=i, wonder=w)
                                   for w in WONDER_NAMES) for i in range(20))
-SELECT_MOVES: Final = tuple(Move(SELECT_WONDER, wonder=w) for w in WONDER_NAMES)
-TOKEN_MOVES: Final = tuple(Move(CHOOSE_PROGRESS_TOKEN, token=t) for t in TOKEN_NAMES)
-LIBRARY_MOVES: Final = tuple(Move(CHOOSE_PROGRESS_TOKEN_FROM_DISCARD, token=t) for t in TOKEN_NAMES)
-DESTROY_MOVES: Final = tuple(Move(DESTROY_CARD, card_name=c) for c in CARD_NAMES)
-FROM_DISCARD_MOVES: Final = tuple(Move(CONSTRUCT_FROM_DISCARD, card_name=c) for c in CARD_NAMES)
-START_MOVES: Final = (Move(CHOOSE_STARTING_PLAYER, player_number=1),
-                      Move(CHOOSE_STARTING_PLAYER, player_number=2))
+SELECT_MOVES: Final = tuple(Move(MoveKind.SELECT_WONDER, wonder=w) for w in WONDER_NAMES)
+TOKEN_MOVES: Final = tuple(Move(MoveKind.CHOOSE_PROGRESS_TOKEN, token=t) for t in TOKEN_NAMES)
+LIBRARY_MOVES: Final = tuple(Move(MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD, token=t)
+                             for t in TOKEN_NAMES)
+DESTROY_MOVES: Final = tuple(Move(MoveKind.DESTROY_CARD, card_name=c) for c in CARD_NAMES)
+FROM_DISCARD_MOVES: Final = tuple(Move(MoveKind.CONSTRUCT_FROM_DISCARD, card_name=c)
+                                  for c in CARD_NAMES)
+START_MOVES: Final = (Move(MoveKind.CHOOSE_STARTING_PLAYER, player_number=1),
+                      Move(MoveKind.CHOOSE_STARTING_PLAYER, player_number=2))

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .moves import CHOOSE_STARTING_PLAYER, Move
+from .moves import Move, MoveKind
 from .seat import Seat
 from .state import GameState
 from .view import seat_view, swap_text
@@ -26,15 +26,16 @@ __all__ = ["Perspective", "swap_move", "swap_text"]
 
 def swap_move(move: Move) -> Move:
     """The same move with the seat it names swapped (only CHOOSE_STARTING_PLAYER names one)."""
-    if move.kind == CHOOSE_STARTING_PLAYER:
-        return Move(CHOOSE_STARTING_PLAYER, player_number=3 - move.player_number)
+    if move.kind == MoveKind.CHOOSE_STARTING_PLAYER:
+        return Move(MoveKind.CHOOSE_STARTING_PLAYER, player_number=3 - move.player_number)
     return move
 
 
 def _swap_json(obj: Any) -> Any:
     """Swap the seat named by every move-shaped object (``{"move", "moveData"}``) inside `obj`."""
     if isinstance(obj, dict):
-        if obj.get("move") == CHOOSE_STARTING_PLAYER and isinstance(obj.get("moveData"), dict):
+        if obj.get("move") == MoveKind.CHOOSE_STARTING_PLAYER \
+                and isinstance(obj.get("moveData"), dict):
             data = obj["moveData"]
             number = data.get("playerNumber")
             if number in (1, 2) and not isinstance(number, bool):

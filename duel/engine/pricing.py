@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from duel.errors import InvalidStateError
+
 from .data import CARDS, WONDERS
 
 
@@ -69,7 +71,7 @@ _MOST_COUNT: Final = max(
     max(sum(c.produces[r] for c in CARDS) for r in range(5)),
     sum(1 for c in CARDS if c.wild) + sum(1 for w in WONDERS if w.wild))
 if _MOST_COUNT >= 1 << CONTEXT_BITS:
-    raise ValueError(f"a price context's field needs more than {CONTEXT_BITS} bits")
+    raise InvalidStateError(f"a price context's field needs more than {CONTEXT_BITS} bits")
 
 class PriceBook:
     """Memoised prices by price context, shared by a game's states.

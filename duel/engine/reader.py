@@ -7,7 +7,10 @@ nothing here knows about sampling.
 
 The format's origin server repeats in ``tokensUnavailable`` the tokens the Great Library drew
 (the rules prompt's own example shows AGRICULTURE both there and in player2's tokens): a token a
-city holds or the Great Library offers is not in the box, whatever that list says.
+city holds or the Great Library offers is not in the box, whatever that list says. Its test
+fixtures also leave ``tokensFromUnavailable`` filled after the Great Library's choice: that list
+only means something during CHOOSE_PROGRESS_TOKEN_FROM_DISCARD, and is ignored at any other step
+(its names are still checked).
 """
 
 from __future__ import annotations
@@ -159,14 +162,17 @@ class Tokens(NamedTuple):
     open_box: bool  # tokensUnavailable lists the box
 
 
-def read_tokens(view: dict[str, Any], players: list[PlayerState]) -> Tokens:
+def read_tokens(view: dict[str, Any], players: list[PlayerState], step: int) -> Tokens:
     """The progress tokens: on the board, in the cities, drawn by the Great Library, in the box.
     A token shows in one place only; the box's list may repeat one a city holds or the Great
-    Library offers (see the module's docstring), never one on the board."""
+    Library offers (see the module's docstring), never one on the board. The Great Library's
+    draw is read during its choice only (see the module's docstring)."""
     board = names(field(view, "tokensAvailable", list, ""), TOKEN_IDS, "tokensAvailable")
     listed = names(field(view, "tokensUnavailable", list, ""), TOKEN_IDS, "tokensUnavailable")
     library = names(field(view, "tokensFromUnavailable", list, ""), TOKEN_IDS,
                     "tokensFromUnavailable")
+    if step != CHOOSE_LIBRARY_TOKEN:
+        library = []  # left over from an earlier choice: the unchosen tokens are in the box
     place: dict[int, str] = {}
     for where, tokens in (("player1.tokens", players[0].token_list),
                           ("player2.tokens", players[1].token_list),
@@ -327,8 +333,7 @@ def check_cards(players: list[PlayerState], discard: list[int], structure: Struc
 # ---------------------------------------------------------------------------- the step
 def check_choice(step: int, current: int, players: list[PlayerState], tokens: Tokens,
                  discard: list[int]) -> None:
-    """A step that asks for a choice has something to choose from; the Great Library's draw
-    shows only during its choice."""
+    """A step that asks for a choice has something to choose from."""
     opponent = players[1 - current]
     nothing = ""
     if step == DESTROY_BROWN and not opponent.color_count[BROWN]:
@@ -343,9 +348,6 @@ def check_choice(step: int, current: int, players: list[PlayerState], tokens: To
         nothing = "discardedCards is empty"
     if nothing:
         raise InvalidStateError(f"step {STEP_NAMES[step]} has nothing to choose: {nothing}")
-    if tokens.library and step != CHOOSE_LIBRARY_TOKEN:
-        raise InvalidStateError("tokensFromUnavailable is only filled during "
-                                "CHOOSE_PROGRESS_TOKEN_FROM_DISCARD")
 
 
 def read_previous_move(view: dict[str, Any]) -> str:

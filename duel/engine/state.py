@@ -47,25 +47,17 @@ from .deal import Deal
 from .layout import COVERED_BY, COVERS, FACE_UP_MASK
 from .moves import (
     BUILD_MOVES,
-    CHOOSE_PROGRESS_TOKEN,
-    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,
-    CHOOSE_STARTING_PLAYER,
-    CONSTRUCT_BUILDING,
-    CONSTRUCT_FROM_DISCARD,
-    CONSTRUCT_WONDER,
-    DESTROY_CARD,
     DESTROY_MOVES,
-    DISCARD,
     DISCARD_MOVES,
     FROM_DISCARD_MOVES,
     LIBRARY_MOVES,
     SELECT_MOVES,
-    SELECT_WONDER,
     START_MOVES,
     TOKEN_MOVES,
     WONDER_MOVES,
     IllegalMoveError,
     Move,
+    MoveKind,
 )
 from .pricing import UNKNOWN, WONDER_KEY, PriceBook, trade_cost
 from .result import VICTORY_CIVILIAN, VICTORY_MILITARY, VICTORY_SCIENCE, Result, points_of
@@ -271,9 +263,9 @@ class GameState:
 
     def price(self, move: Move) -> int:
         """Coins the current player pays for `move` (0 for moves that cost nothing)."""
-        if move.kind == CONSTRUCT_BUILDING:
+        if move.kind is MoveKind.CONSTRUCT_BUILDING:
             return self.card_price(self.current, self.pyramid[move.card_index])
-        if move.kind == CONSTRUCT_WONDER:
+        if move.kind is MoveKind.CONSTRUCT_WONDER:
             return self.wonder_price(self.current, WONDER_IDS[move.wonder])
         return 0
 
@@ -646,22 +638,22 @@ class GameState:
     # ------------------------------------------------------------------ explanations
     def why_illegal(self, move: Move) -> str:
         """A sentence in the game's words saying why `move` is not legal here."""
-        from .explain import why_illegal  # explain reads this module: imported when needed
+        from .explain import why_illegal  # imported when needed: a refusal's words
 
         return why_illegal(self, move)
 
 
 # GameState.play's dispatch: the handler of each move kind.
 _PLAY: Final[dict[str, Callable[[GameState, Move], None]]] = {
-    SELECT_WONDER: GameState._select_wonder,
-    CONSTRUCT_BUILDING: GameState._construct_building,
-    DISCARD: GameState._discard,
-    CONSTRUCT_WONDER: GameState._construct_wonder,
-    CHOOSE_PROGRESS_TOKEN: GameState._choose_token,
-    DESTROY_CARD: GameState._destroy_card,
-    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD: GameState._choose_library_token,
-    CONSTRUCT_FROM_DISCARD: GameState._construct_from_discard,
-    CHOOSE_STARTING_PLAYER: GameState._choose_starting_player,
+    MoveKind.SELECT_WONDER: GameState._select_wonder,
+    MoveKind.CONSTRUCT_BUILDING: GameState._construct_building,
+    MoveKind.DISCARD: GameState._discard,
+    MoveKind.CONSTRUCT_WONDER: GameState._construct_wonder,
+    MoveKind.CHOOSE_PROGRESS_TOKEN: GameState._choose_token,
+    MoveKind.DESTROY_CARD: GameState._destroy_card,
+    MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD: GameState._choose_library_token,
+    MoveKind.CONSTRUCT_FROM_DISCARD: GameState._construct_from_discard,
+    MoveKind.CHOOSE_STARTING_PLAYER: GameState._choose_starting_player,
 }
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from duel.agents.base import Decision
 from duel.agents.mcts import immediate_win, no_cyclic_gc, public_sample
 from duel.engine import GameState, InfoSet, Move
+from duel.errors import SpecError
 from duel.guide.reuse import follow, public_key, usable
 from duel.guide.runtime import load_guide
 from duel.guide.search import GNode, Params, expand, simulate
@@ -47,27 +48,27 @@ class GuidedAgent:
                  root: str = "auto", m: int = 16, noise: float = 1.0, epsilon: float = 0.3,
                  runtime: str = "numpy", seed: int = -1, reuse: int = 1) -> None:
         if iterations < 0:
-            raise ValueError(f"iterations must be >= 0, got {iterations}")
+            raise SpecError(f"iterations must be >= 0, got {iterations}")
         if not (time >= 0 and math.isfinite(time)):
-            raise ValueError(f"time must be >= 0 seconds, got {time}")
+            raise SpecError(f"time must be >= 0 seconds, got {time}")
         if not (c >= 0 and math.isfinite(c)):
-            raise ValueError(f"c must be >= 0, got {c}")
+            raise SpecError(f"c must be >= 0, got {c}")
         if not (0 <= fpu <= 1):
-            raise ValueError(f"fpu must be between 0 and 1, got {fpu}")
+            raise SpecError(f"fpu must be between 0 and 1, got {fpu}")
         if cap < 0:
-            raise ValueError(f"cap must be >= 0 (0: no cap), got {cap}")
+            raise SpecError(f"cap must be >= 0 (0: no cap), got {cap}")
         if not 0 <= mix <= 1:
-            raise ValueError(f"mix must be between 0 and 1, got {mix}")
+            raise SpecError(f"mix must be between 0 and 1, got {mix}")
         if root not in ROOTS:
-            raise ValueError(f"root must be one of {', '.join(ROOTS)}, got {root!r}")
+            raise SpecError(f"root must be one of {', '.join(ROOTS)}, got {root!r}")
         if m < 1:
-            raise ValueError(f"m must be >= 1, got {m}")
+            raise SpecError(f"m must be >= 1, got {m}")
         if not (noise >= 0 and math.isfinite(noise)):
-            raise ValueError(f"noise must be >= 0, got {noise}")
+            raise SpecError(f"noise must be >= 0, got {noise}")
         if seed < -1:
-            raise ValueError(f"seed must be >= 0, or -1 for the match's generator; got {seed}")
+            raise SpecError(f"seed must be >= 0, or -1 for the match's generator; got {seed}")
         if reuse not in (0, 1):
-            raise ValueError(f"reuse must be 0 or 1, got {reuse}")
+            raise SpecError(f"reuse must be 0 or 1, got {reuse}")
         if iterations <= 0 and time <= 0:
             iterations = 400
         self.guide = load_guide(guide, runtime)

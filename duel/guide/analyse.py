@@ -24,12 +24,13 @@ FPU = 0.2
 CAP = 11
 
 
-def guided_sweep(info: InfoSet, moves: list[Move], stats: dict[Move, Any], settings: Any
+def guided_sweep(info: InfoSet, moves: list[Move], stats: dict[Move, Any], settings: Any,
+                 make_stats: Callable[[GNode], Any]
                  ) -> Callable[[list[Move], random.Random], int]:
-    """Fill `stats` (the analyser's per-move figures) with the root moves' subtrees and return
-    the sweep: one guided simulation below each move still in."""
-    from duel.analysis.search import _Stats
-
+    """Fill `stats` (the analyser's per-move figures, each made by `make_stats` from the move's
+    subtree: the analyser's own type, passed in so that this module need not import the
+    analyser) with the root moves' subtrees and return the sweep: one guided simulation below
+    each move still in."""
     guide = load_guide(settings.guide)
     base = public_sample(info)
     root = GNode(None, base.current, 1.0)
@@ -38,7 +39,7 @@ def guided_sweep(info: InfoSet, moves: list[Move], stats: dict[Move, Any], setti
     by_move = {}
     for child in root.children:
         assert child.move is not None
-        stats[child.move] = _Stats(child)
+        stats[child.move] = make_stats(child)
         by_move[child.move] = child
     seat = base.current
     params = Params(C, FPU, CAP, 0.0, 0.3)

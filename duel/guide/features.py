@@ -24,20 +24,10 @@ from __future__ import annotations
 from typing import Final
 
 from duel.engine.data import CARD_IDS, CARDS, N_CARDS, PURPLE, TOKEN_IDS, WONDER_IDS, WONDERS
-from duel.engine.moves import (
-    CHOOSE_PROGRESS_TOKEN,
-    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,
-    CHOOSE_STARTING_PLAYER,
-    CONSTRUCT_BUILDING,
-    CONSTRUCT_FROM_DISCARD,
-    CONSTRUCT_WONDER,
-    DESTROY_CARD,
-    DISCARD,
-    SELECT_WONDER,
-    Move,
-)
+from duel.engine.moves import Move, MoveKind
 from duel.engine.state import GameState
 from duel.engine.steps import LOOT2_P1, LOOT2_P2, LOOT5_P1, LOOT5_P2, WONDER_SELECTION
+from duel.errors import InvalidMoveError
 
 # Bump when the layout below changes: a model records the version it was trained on.
 FEATURES_VERSION: Final = 1
@@ -256,25 +246,25 @@ def _player(state: GameState, seat: int, base: int, idx: list[int], val: list[fl
 def move_slots(state: GameState, move: Move) -> tuple[int, int]:
     """The policy outputs whose sum is `move`'s logit in `state` (the second -1 if none)."""
     kind = move.kind
-    if kind == CONSTRUCT_BUILDING:
+    if kind is MoveKind.CONSTRUCT_BUILDING:
         return A_BUILD + state.pyramid[move.card_index], -1
-    if kind == DISCARD:
+    if kind is MoveKind.DISCARD:
         return A_DISCARD + state.pyramid[move.card_index], -1
-    if kind == CONSTRUCT_WONDER:
+    if kind is MoveKind.CONSTRUCT_WONDER:
         return A_WONDER + WONDER_IDS[move.wonder], A_BURY + state.pyramid[move.card_index]
-    if kind == SELECT_WONDER:
+    if kind is MoveKind.SELECT_WONDER:
         return A_SELECT + WONDER_IDS[move.wonder], -1
-    if kind == CHOOSE_PROGRESS_TOKEN:
+    if kind is MoveKind.CHOOSE_PROGRESS_TOKEN:
         return A_TOKEN + TOKEN_IDS[move.token], -1
-    if kind == CHOOSE_PROGRESS_TOKEN_FROM_DISCARD:
+    if kind is MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD:
         return A_LIBRARY + TOKEN_IDS[move.token], -1
-    if kind == DESTROY_CARD:
+    if kind is MoveKind.DESTROY_CARD:
         return A_DESTROY + CARD_IDS[move.card_name], -1
-    if kind == CONSTRUCT_FROM_DISCARD:
+    if kind is MoveKind.CONSTRUCT_FROM_DISCARD:
         return A_FROM_DISCARD + CARD_IDS[move.card_name], -1
-    if kind == CHOOSE_STARTING_PLAYER:
+    if kind is MoveKind.CHOOSE_STARTING_PLAYER:
         return A_START + (0 if move.player_number - 1 == state.current else 1), -1
-    raise ValueError(f"no policy output for move kind {kind!r}")
+    raise InvalidMoveError(f"no policy output for move kind {kind!r}")
 
 
 def moves_slots(state: GameState, moves: list[Move]) -> list[int]:

@@ -254,13 +254,14 @@ def held_out(net: Any, ex: Examples, rows: np.ndarray) -> dict[str, float]:
 
 def evaluate(cfg: GuideConfig, model: Path, say: Progress) -> dict[str, Any]:
     """The net's search against the ISMCTS at the same iterations: seat-swapped games."""
+    from duel.runs.tournament import run as tournament
     from duel.stats import wilson
-    from duel.tournament import run as tournament
 
     a = f"mcts:guide={model},{cfg.eval_spec}"
     b = f"mcts:{cfg.eval_spec}"
     standings = tournament(a, b, cfg.eval_games, seed=cfg.first_seed - 10_000, jobs=cfg.jobs,
-                           out=str(model.parent / "eval"), progress=False)
+                           out=str(model.parent / "eval"), progress=False,
+                           transcripts=False)
     wins, draws, losses_ = standings.counts()
     n = wins + draws + losses_
     score = wins + 0.5 * draws

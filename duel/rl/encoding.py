@@ -19,18 +19,9 @@ import numpy as np
 from duel.agents.rule_based import preferences
 from duel.engine import CARD_IDS, CARD_NAMES, TOKEN_NAMES, WONDER_NAMES, GameState, InfoSet, Move
 from duel.engine.data import BACK_NAMES, CARDS, WONDER_IDS
-from duel.engine.moves import (
-    CHOOSE_PROGRESS_TOKEN,
-    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,
-    CHOOSE_STARTING_PLAYER,
-    CONSTRUCT_BUILDING,
-    CONSTRUCT_FROM_DISCARD,
-    CONSTRUCT_WONDER,
-    DESTROY_CARD,
-    DISCARD,
-    SELECT_WONDER,
-)
+from duel.engine.moves import MoveKind
 from duel.engine.steps import STEP_IDS, STEP_NAMES
+from duel.errors import InvalidMoveError
 
 SLOTS: Final = 20
 N_CARDS: Final = len(CARD_NAMES)
@@ -55,46 +46,46 @@ TOKEN_INDEX: Final = {n: i for i, n in enumerate(TOKEN_NAMES)}
 def action_of(move: Move) -> int:
     """The action number of a move (in the seat's labels)."""
     k = move.kind
-    if k == CONSTRUCT_BUILDING:
+    if k == MoveKind.CONSTRUCT_BUILDING:
         return A_BUILD + move.card_index
-    if k == DISCARD:
+    if k == MoveKind.DISCARD:
         return A_DISCARD + move.card_index
-    if k == CONSTRUCT_WONDER:
+    if k == MoveKind.CONSTRUCT_WONDER:
         return A_WONDER + move.card_index * N_WONDERS + WONDER_IDS[move.wonder]
-    if k == SELECT_WONDER:
+    if k == MoveKind.SELECT_WONDER:
         return A_SELECT + WONDER_IDS[move.wonder]
-    if k == CHOOSE_PROGRESS_TOKEN:
+    if k == MoveKind.CHOOSE_PROGRESS_TOKEN:
         return A_TOKEN + TOKEN_INDEX[move.token]
-    if k == CHOOSE_PROGRESS_TOKEN_FROM_DISCARD:
+    if k == MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD:
         return A_LIBRARY + TOKEN_INDEX[move.token]
-    if k == DESTROY_CARD:
+    if k == MoveKind.DESTROY_CARD:
         return A_DESTROY + CARD_IDS[move.card_name]
-    if k == CONSTRUCT_FROM_DISCARD:
+    if k == MoveKind.CONSTRUCT_FROM_DISCARD:
         return A_FROM_DISCARD + CARD_IDS[move.card_name]
-    if k == CHOOSE_STARTING_PLAYER:
+    if k == MoveKind.CHOOSE_STARTING_PLAYER:
         return A_START + move.player_number - 1
-    raise ValueError(f"no action for move kind {k!r}")
+    raise InvalidMoveError(f"no action for move kind {k!r}")
 
 
 def _decode(a: int) -> Move:
     if a < A_DISCARD:
-        return Move(CONSTRUCT_BUILDING, card_index=a - A_BUILD)
+        return Move(MoveKind.CONSTRUCT_BUILDING, card_index=a - A_BUILD)
     if a < A_WONDER:
-        return Move(DISCARD, card_index=a - A_DISCARD)
+        return Move(MoveKind.DISCARD, card_index=a - A_DISCARD)
     if a < A_SELECT:
         slot, w = divmod(a - A_WONDER, N_WONDERS)
-        return Move(CONSTRUCT_WONDER, card_index=slot, wonder=WONDER_NAMES[w])
+        return Move(MoveKind.CONSTRUCT_WONDER, card_index=slot, wonder=WONDER_NAMES[w])
     if a < A_TOKEN:
-        return Move(SELECT_WONDER, wonder=WONDER_NAMES[a - A_SELECT])
+        return Move(MoveKind.SELECT_WONDER, wonder=WONDER_NAMES[a - A_SELECT])
     if a < A_LIBRARY:
-        return Move(CHOOSE_PROGRESS_TOKEN, token=TOKEN_NAMES[a - A_TOKEN])
+        return Move(MoveKind.CHOOSE_PROGRESS_TOKEN, token=TOKEN_NAMES[a - A_TOKEN])
     if a < A_DESTROY:
-        return Move(CHOOSE_PROGRESS_TOKEN_FROM_DISCARD, token=TOKEN_NAMES[a - A_LIBRARY])
+        return Move(MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD, token=TOKEN_NAMES[a - A_LIBRARY])
     if a < A_FROM_DISCARD:
-        return Move(DESTROY_CARD, card_name=CARD_NAMES[a - A_DESTROY])
+        return Move(MoveKind.DESTROY_CARD, card_name=CARD_NAMES[a - A_DESTROY])
     if a < A_START:
-        return Move(CONSTRUCT_FROM_DISCARD, card_name=CARD_NAMES[a - A_FROM_DISCARD])
-    return Move(CHOOSE_STARTING_PLAYER, player_number=a - A_START + 1)
+        return Move(MoveKind.CONSTRUCT_FROM_DISCARD, card_name=CARD_NAMES[a - A_FROM_DISCARD])
+    return Move(MoveKind.CHOOSE_STARTING_PLAYER, player_number=a - A_START + 1)
 
 
 MOVES: Final = tuple(_decode(a) for a in range(N_ACTIONS))
@@ -103,7 +94,7 @@ MOVES: Final = tuple(_decode(a) for a in range(N_ACTIONS))
 def move_of(action: int) -> Move:
     """The move an action number stands for (in the seat's labels)."""
     if not 0 <= action < N_ACTIONS:
-        raise ValueError(f"action {action} is outside 0..{N_ACTIONS - 1}")
+        raise InvalidMoveError(f"action {action} is outside 0..{N_ACTIONS - 1}")
     return MOVES[action]
 
 

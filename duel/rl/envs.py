@@ -43,6 +43,7 @@ from duel.engine.data import (
     Card,
 )
 from duel.engine.perspective import Perspective
+from duel.errors import ConflictError, IllegalMoveError, SpecError
 from duel.match import decide
 from duel.rl.encoding import (
     COIN_SCALE,
@@ -73,6 +74,11 @@ IllegalPolicy = Literal["raise", "lose"]
 # Seeds handed to new_game and to the opponent's generator are drawn below these bounds.
 _GAME_SEED_BOUND: Final = 2**31
 _RNG_SEED_BOUND: Final = 2**63
+
+
+class EpisodeOverError(ConflictError, RuntimeError):
+    """A step after the episode's end (Gymnasium's convention: RuntimeError, call reset())."""
+
 
 
 # ---------------------------------------------------------------------------- observation bounds
@@ -173,43 +179,43 @@ def observation_space() -> spaces.Dict:
 
 
 # ---------------------------------------------------------------------------- shared helpers
-def seat_moves(state: GameState, seat: int) -> list[Move]:
-    """The legal moves of `seat` (1 or 2) in its own labels; empty unless it is to move."""
-    if state.is_terminal() or state.current_player != seat:
+def seat_moves(state: GameState, player: int) -> list[Move]:
+    """The legal moves of `player` (1 or 2) in its own labels; empty unless it is to move."""
+    if state.is_terminal() or state.current_player != player:
         return []
     legal = state.legal_moves()
-    return Perspective.of_player(seat).moves_out(legal)
+    return Perspective.of_player(player).moves_out(legal)
 
 
-def seat_observation(state: GameState, seat: int) -> Obs:
-    """What `seat` observes: its encoded view, and the mask of its legal actions (all zeros when
+def seat_observation(state: GameState, player: int) -> Obs:
+    """What `player` observes: its encoded view, and the mask of its legal actions (all zeros when
     it is not to move or the game is over)."""
-    return {"observation": encode_view(Perspective.of_player(seat).view(state)),
-            "action_mask": action_mask(seat_moves(state, seat))}
+    return {"observation": encode_view(Perspective.of_player(player).view(state)),
+            "action_mask": action_mask(seat_moves(state, player))}
 
 
-def true_move(state: GameState, seat: int, action: SupportsInt) -> Move:
-    """The move (in the true labels) that `seat` means by `action`. Raises ValueError naming the
-    action and the legal actions when it is not a legal move of that seat here."""
+def true_move(state: GameState, player: int, action: SupportsInt) -> Move:
+    """The move (in the true labels) that `player` means by `action`. Raises ValueError naming the
+    action and the legal actions when it is not a legal move of that player here."""
     a = int(action)
-    shown = seat_moves(state, seat)
+    shown = seat_moves(state, player)
     move = move_of(a) if 0 <= a < N_ACTIONS else None
     if move is None or move not in shown:
         legal = sorted(action_of(m) for m in shown)
         what = f"action {a} ({move})" if move is not None else f"action {a} (out of range)"
         if state.is_terminal():
             why = "the game is over"
-        elif state.current_player != seat:
-            why = f"player {seat} is not to move"
+        elif state.current_player != player:
+            why = f"player {player} is not to move"
         else:
             why = f"it is not legal at step {state.step_name}"
-        raise ValueError(f"{what} for player {seat}: {why}; legal actions: {legal}")
-    return Perspective.of_player(seat).move_in(move)
+        raise IllegalMoveError(f"{what} for player {player}: {why}; legal actions: {legal}")
+    return Perspective.of_player(player).move_in(move)
 
 
-def outcome(result: Result, seat: int) -> int:
-    """+1 if `seat` won, -1 if it lost, 0 for a draw."""
-    return round(2 * result.points(Seat.of_player(seat))) - 1
+def outcome(result: Result, player: int) -> int:
+    """+1 if `player` won, -1 if it lost, 0 for a draw."""
+    return round(2 * result.points(Seat.of_player(player))) - 1
 
 
 def forfeit_result(state: GameState, loser: int) -> Result:
@@ -238,12 +244,12 @@ class DuelEnv(gym.Env[dict[str, Any], np.int64]):
                  shaping: float = 0.0, render_mode: str | None = None,
                  on_illegal: IllegalPolicy = "raise") -> None:
         if seat not in (None, 1, 2):
-            raise ValueError(f"seat must be 1, 2 or None, got {seat!r}")
+            raise SpecError(f"seat must be 1, 2 or None, got {seat!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of "
+            raise SpecError(f"render_mode must be None or one of "
                              f"{self.metadata['render_modes']}, got {render_mode!r}")
         if on_illegal not in ("raise", "lose"):
-            raise ValueError(f"on_illegal must be 'raise' or 'lose', got {on_illegal!r}")
+            raise SpecError(f"on_illegal must be 'raise' or 'lose', got {on_illegal!r}")
         self.opponent: Agent = make_agent(opponent) if isinstance(opponent, str) else opponent
         self.seat = seat
         self.shaping = float(shaping)
@@ -274,7 +280,7 @@ class DuelEnv(gym.Env[dict[str, Any], np.int64]):
         self._opponent_rng = random.Random(int(rng.integers(_RNG_SEED_BOUND)))
         seat = options.get("seat", self.seat)
         if seat not in (None, 1, 2):
-            raise ValueError(f"options['seat'] must be 1 or 2, got {seat!r}")
+            raise SpecError(f"options['seat'] must be 1 or 2, got {seat!r}")
         self.learner = seat or drawn_seat
         self.state = new_game(int(options.get("game_seed", game_seed)))
         self._forfeit = None
@@ -286,7 +292,7 @@ class DuelEnv(gym.Env[dict[str, Any], np.int64]):
 
     def step(self, action: SupportsInt) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
         if self._done:
-            raise RuntimeError("the episode is over; call reset()")
+            raise EpisodeOverError("the episode is over; call reset()")
         try:
             move = true_move(self.state, self.learner, action)
         except ValueError:
@@ -378,7 +384,7 @@ class DuelAECEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any) to my
     def __init__(self, render_mode: str | None = None) -> None:
         super().__init__()
         if render_mode is not None:
-            raise ValueError(f"duel_v0 has no render modes, got {render_mode!r}")
+            raise SpecError(f"duel_v0 has no render modes, got {render_mode!r}")
         self.render_mode = render_mode
         self.possible_agents: list[str] = list(AGENTS)
         self.agents: list[str] = []
@@ -424,7 +430,7 @@ class DuelAECEnv(AECEnv):  # type: ignore[misc]  # AECEnv is untyped (Any) to my
             self._was_dead_step(action)
             return
         if action is None:
-            raise ValueError(f"{agent} is to move; None is only for agents that are done")
+            raise IllegalMoveError(f"{agent} is to move; None is only for agents that are done")
         seat = AGENTS.index(agent) + 1
         # Validated before anything changes, so an illegal action leaves the env as it was.
         move = true_move(self.state, seat, action)

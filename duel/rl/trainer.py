@@ -19,6 +19,7 @@ from duel.rl.demos import map_episodes, teacher_episode
 from duel.rl.episodes import Episode, play_episode
 from duel.rl.network import QNet
 from duel.rl.replay import Replay, concat_batches
+from duel.util.files import PARTIAL
 
 # What illegal actions hold before every max and argmax in the losses: far below any Q-value.
 NEG: Final = -1e9
@@ -132,7 +133,7 @@ class Trainer:
     def save(self) -> Path:
         self.out.mkdir(parents=True, exist_ok=True)
         path = self.out / "checkpoint.pt"
-        tmp = path.with_suffix(".tmp")
+        tmp = path.with_name(path.name + PARTIAL)
         torch.save({"config": asdict(self.cfg), "net": self.net.state_dict(),
                     "target": self.target.state_dict(), "opt": self.opt.state_dict(),
                     "steps": self.steps, "episodes": self.episodes,

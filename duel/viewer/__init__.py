@@ -11,28 +11,40 @@ catalogue), inlined: the page stays one self-contained file.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
+from duel import words
 from duel.engine import seat_view
-from duel.narrate import describe
-from duel.transcripts import Transcript, initial_state, is_forfeit, replay
+from duel.transcripts import ReplayStep, Transcript, initial_state, is_forfeit, replay
 from duel.viewer.catalogue import catalogue
 from duel.viewer.pages import asset, with_nonce
 
 
-def frames(t: Transcript) -> list[dict[str, Any]]:
+def frames(t: Transcript, steps: Iterable[ReplayStep] | None = None) -> list[dict[str, Any]]:
     """Frame 0 is the start; frame k the public view after ply k, with that move's record and
     both players' points so far (the engine's breakdowns, player 1's first: the page shows
     them, it never counts). A resignation gets a last frame of its own (the position does not
     change), so the attempts of an LLM that forfeited show too. Raises TranscriptError where
-    the replay mismatches."""
+    the replay mismatches. `steps`: the transcript's replay, when the caller has made it
+    already (to check the result too) and need not have it made twice."""
     state = initial_state(t)
     out: list[dict[str, Any]] = [{"ply": 0, "view": seat_view(state), "text": "Start",
                                   "record": None, "points": list(state.scores())}]
-    for step, rec in zip(replay(t), t.moves, strict=False):
-        out.append({"ply": step.ply, "view": seat_view(step.after), "text": describe(step.after),
-                    "record": rec, "points": list(step.after.scores())})
+    names = {1: "Player 1", 2: "Player 2"}
+    for step, rec in zip(replay(t) if steps is None else steps, t.moves, strict=False):
+        text = words.fill(f"{{{step.before.current + 1}}} "
+                          + words.move_text(step.before, step.move, step.after), names)
+        details = dict(rec.get("details") or {})
+        if isinstance(details.get("top"), list):  # a search's top moves, in words too
+            details["top"] = [{**row, "text": words.fill(
+                words.move_json_text(step.before, row.get("move")) or "a move", names)}
+                for row in details["top"] if isinstance(row, dict)]
+        out.append({"ply": step.ply, "view": seat_view(step.after), "text": text,
+                    "record": {**rec, "details": details}, "notes": words.details_words(details),
+                    "forced": len(step.before.legal_moves()) == 1,
+                    "points": list(step.after.scores())})
     if len(out) <= len(t.moves) and is_forfeit(t.moves[len(out) - 1]):
         rec = t.moves[len(out) - 1]
         out.append({"ply": rec["ply"], "view": out[-1]["view"],
@@ -60,14 +72,17 @@ def analysis_data(sidecar: dict[str, Any]) -> dict[str, Any]:
 
 
 def render(t: Transcript, title: str = "duel game",
-           analysis: dict[str, Any] | None = None, nonce: str | None = None) -> str:
+           analysis: dict[str, Any] | None = None, nonce: str | None = None,
+           steps: Iterable[ReplayStep] | None = None) -> str:
     """The page for a transcript, with the game's frames embedded, and the analysis (a sidecar
     that `duel analyse` wrote, checked fresh by the caller) when there is one; `nonce` on its
-    script and style when a server sends it with a content security policy."""
+    script and style when a server sends it with a content security policy; `steps`: see
+    :func:`frames`. The page opens at the start, or at ply N for a URL ending in #ply=N."""
     data = {
         "title": title,
-        "players": {k: v.get("spec") for k, v in t.header.get("players", {}).items()},
-        "frames": frames(t),
+        "players": {k: words.agent_name(v.get("spec"))
+                    for k, v in t.header.get("players", {}).items()},
+        "frames": frames(t, steps),
         "result": t.footer,
         "analysis": analysis_data(analysis) if analysis is not None else None,
         "catalogue": catalogue(),

@@ -1,6 +1,7 @@
 """What the board shows of each card, wonder and progress token: colour, cost, chains and effect
-in words, read from the engine's tables (duel.engine.data), so the pages never restate a rule.
-The pages' JavaScript gets it as one JSON object."""
+in words and as icons, read from the engine's tables (duel.engine.data) through the one writer
+of names and texts (duel.words), so the pages never restate a rule or a name. The pages'
+JavaScript gets it as one JSON object, with the words of steps, moves, scores and agents."""
 
 from __future__ import annotations
 
@@ -9,51 +10,14 @@ from typing import Any
 
 from pyphen import Pyphen
 
-from duel.engine.data import (
-    CARDS,
-    COLOR_NAMES,
-    RESOURCE_NAMES,
-    SYMBOL_NAMES,
-    TOKEN_NAMES,
-    WONDERS,
-    Card,
-    Wonder,
-)
-from duel.prompts.reference import card_effect, wonder_effect
+from duel import words
+from duel.engine.data import CARDS, COLOR_NAMES, RESOURCE_NAMES, SYMBOL_NAMES, TOKEN_NAMES, WONDERS
 
-# rules.md §8: what each progress token does.
-TOKEN_TEXT = {
-    "AGRICULTURE": "6 coins now and 4 VP",
-    "ARCHITECTURE": "each wonder you build costs 2 fewer resources (of your choice)",
-    "ECONOMY": "the coins your opponent spends trading for resources go to you",
-    "LAW": "a science symbol (the scale)",
-    "MASONRY": "each blue card you build costs 2 fewer resources",
-    "MATHEMATICS": "3 VP per progress token you have, this one included",
-    "PHILOSOPHY": "7 VP",
-    "STRATEGY": "each red card you build moves the conflict pawn one more space",
-    "THEOLOGY": "each wonder you build from now on lets you play again",
-    "URBANISM": "6 coins now; 4 coins each time you build a card for free by its chain",
-}
-
-
-def pretty(name: str) -> str:
-    """A card's, wonder's or token's name as people write it: "THE_GREAT_LIBRARY" -> "The
-    Great Library"."""
-    return " ".join(w.capitalize() for w in name.split("_"))
+pretty = words.name
 
 
 def _resources(cost: tuple[int, ...]) -> list[str]:
     return [RESOURCE_NAMES[r] for r, n in enumerate(cost) for _ in range(n)]
-
-
-def card_effects(c: Card) -> list[str]:
-    """The card's effects in words: the same words the local rules text gives the LLM
-    (`duel.prompts.reference`), one entry per effect."""
-    return [e for e in card_effect(c).split("; ") if e]
-
-
-def wonder_effects(w: Wonder) -> list[str]:
-    return [e for e in wonder_effect(w).split("; ") if e]
 
 
 SOFT_HYPHEN = "\u00ad"
@@ -87,11 +51,12 @@ def catalogue() -> dict[str, Any]:
                       "color": COLOR_NAMES[c.color].lower(),
                       "age": c.age, "coins": c.coins, "resources": _resources(c.cost),
                       "chainFrom": c.chain_from or None, "chainTo": chains.get(c.name, []),
-                      "effects": card_effects(c), "shields": c.shields,
-                      "symbol": SYMBOL_NAMES[c.symbol].lower() if c.symbol >= 0 else None}
+                      "effects": words.card_effects(c), "shields": c.shields,
+                      "symbol": words.SYMBOL[SYMBOL_NAMES[c.symbol]] if c.symbol >= 0 else None}
              for c in CARDS}
-    wonders = {w.name: {"name": pretty(w.name), "resources": _resources(w.cost),
-                        "effects": wonder_effects(w)} for w in WONDERS}
-    tokens = {t: {"name": pretty(t), "label": breakable(pretty(t)), "effects": [TOKEN_TEXT[t]]}
-              for t in TOKEN_NAMES}
-    return {"cards": cards, "wonders": wonders, "tokens": tokens}
+    wonders = {w.name: {"name": pretty(w.name), "label": breakable(pretty(w.name)),
+                        "resources": _resources(w.cost),
+                        "effects": words.wonder_effects(w)} for w in WONDERS}
+    tokens = {t: {"name": pretty(t), "label": breakable(pretty(t)),
+                  "effects": words.token_effects(t)} for t in TOKEN_NAMES}
+    return {"cards": cards, "wonders": wonders, "tokens": tokens, "words": words.page_words()}

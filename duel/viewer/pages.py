@@ -11,6 +11,8 @@ import json
 from importlib import resources
 from typing import Any
 
+from duel import words
+from duel.errors import InvalidStateError
 from duel.viewer.catalogue import catalogue
 
 
@@ -35,7 +37,7 @@ def with_nonce(page: str, nonce: str | None) -> str:
     if nonce is None:
         return page
     if not nonce.replace("-", "").replace("_", "").isalnum():
-        raise ValueError(f"a nonce is base64url, not {nonce!r}")
+        raise InvalidStateError(f"a nonce is base64url, not {nonce!r}")
     return (page.replace("<script>", f'<script nonce="{nonce}">')
             .replace("<style>", f'<style nonce="{nonce}">'))
 
@@ -49,10 +51,13 @@ def with_board(page: str, script: str, data: dict[str, Any]) -> str:
             .replace("/*__PAGE_DATA__*/null", script_safe(json.dumps(data))))
 
 
-def play_page(code: str, nonce: str | None = None) -> str:
-    """The page of game `code` for a seat (its token in the URL fragment) or a spectator."""
+def play_page(code: str, nonce: str | None = None,
+              specs: tuple[str, str] | None = None) -> str:
+    """The page of game `code` for a seat (its token in the URL fragment) or a spectator;
+    `specs`: the seats' agent specs, which it names in words (duel.words)."""
     page = with_nonce(asset("play.html"), nonce).replace("__CODE__", escape(code))
-    return with_board(page, "play.js", {"code": code, "catalogue": catalogue()})
+    names = {str(n): words.agent_name(s) for n, s in enumerate(specs or (), 1)}
+    return with_board(page, "play.js", {"code": code, "catalogue": catalogue(), "names": names})
 
 
 def lobby_page(nonce: str | None = None) -> str:

@@ -4,10 +4,14 @@
 // Authorization header only, so no server log ever holds it).
 const PAGE = /*__PAGE_DATA__*/null;
 Board.setCatalogue(PAGE.catalogue);
+Board.installIcons();
 const { el } = Board;
+const W = PAGE.catalogue.words;
 const CODE = PAGE.code;
 const BASE = `/games/${encodeURIComponent(CODE)}`;
-const TOKEN = new URLSearchParams(location.hash.slice(1)).get("token");
+const HASH = new URLSearchParams(location.hash.slice(1));
+const TOKEN = HASH.get("token");
+const AUTO = HASH.get("auto") !== "0";  // forced moves played for the person (#auto=0: not)
 const AUTH = TOKEN ? { Authorization: "Bearer " + TOKEN } : {};
 const stop = new AbortController();
 addEventListener("pagehide", () => stop.abort());
@@ -19,7 +23,8 @@ let selected = null;      // the pyramid slot picked, before the second click
 let busy = false;
 let labels = {}, trueNumber = {};
 let points = null;        // GET /info's points so far (the engine's), by true player number
-const logLines = [];
+const logged = new Map();  // ply -> the move as GET /log writes it (words, details)
+let fromRect = null;      // where the card just taken was, for its flight to the city
 
 async function call(path, options = {}) {
   const r = await fetch(BASE + path, { method: options.method, body: options.body, signal: stop.signal,
@@ -40,20 +45,17 @@ function say(text, cls = "error") {
   if (box) { box.className = cls; box.textContent = text; }
 }
 
-function agentName(spec) { return spec === "external" ? "a person or bot" : spec; }
 function setLabels() {
   const you = info.you;
   trueNumber = you ? { player2: you, player1: 3 - you } : { player1: 1, player2: 2 };
   for (const key of ["player1", "player2"]) {
     const n = trueNumber[key];
-    labels[key] = you && n === you ? `You (player ${n})` : `Player ${n}: ${agentName(info.players[n])}`;
+    labels[key] = you && n === you ? `Player ${n} (you)` : `${PAGE.names[n] || "Player " + n} (player ${n})`;
   }
 }
-// The engine's texts in the view's labels, back in true ones (a seat that is truly player 1
-// sees itself as player 2), as duel/engine/view.py's swap_text swaps them.
-const trueText = (text) => (info.you === 1 ? text.replace(/\b(player ?)([12])\b/gi,
-  (_, word, n) => word + String(3 - Number(n))) : text);
 const byTrue = () => ({ [trueNumber.player1]: labels.player1, [trueNumber.player2]: labels.player2 });
+// A text of duel/words.py with its players ("{1}", "{2}": true numbers) in this page's labels.
+const fill = (text) => text.replace(/\{([12])\}/g, (_, n) => byTrue()[n]);
 const over = () => view && view.step === "GAME_END";
 const myTurn = () => info.you && view && !over() && view.currentPlayerNumber === 2;
 
@@ -92,21 +94,30 @@ async function follow() {
 
 async function arrive(n, v) {
   if (n <= ply) return;
-  const before = view;
+  const taken = view ? Board.takenSlot(view, v) : null;
+  const slotEl = taken !== null ? document.querySelector(`#table [data-slot="${taken}"]`) : null;
+  fromRect = slotEl ? slotEl.getBoundingClientRect() : null;
+  const takenName = taken !== null ? view.visiblePyramid[String(taken)].cardName : null;
+  const mover = view ? view.currentPlayerNumber : null;
   prev = view; view = v; ply = n; moves = null; selected = null; busy = false;
   document.body.dataset.ply = String(n);
   document.body.dataset.step = v.step;
-  if (v.previousMove) logLines.push(`${n}. ${trueText(v.previousMove)}`);
   if (over()) finish();
   render();
+  if (takenName && mover) Board.flyTaken(fromRect, document.querySelector(`[data-city=player${mover}]`), takenName);
   if (over()) document.body.dataset.pointsPly = String(n);  // the view's own final score
   else loadPoints(n);
-  if (n > 0) lastMoveDetails(n, before);
+  // From the first move not logged yet: after a reload all of them, later any a failed
+  // request missed.
+  if (n > 0) loadLog(logged.size ? Math.min(n, Math.max(...logged.keys()) + 1) : 1);
   if (myTurn()) {
     try {
       const m = await call("/moves");
       if (m.ply === ply) {
         moves = m; render();
+        // The only move there is (the draft's last wonder, the last token): played for the
+        // person, and the log says so.
+        if (AUTO && m.moves.length === 1 && !m.unavailable.length) { await play(seatSwap({ move: m.moves[0].move, moveData: m.moves[0].moveData })); return; }
         // Keyboard play: your turn starts on your first choice (without scrolling to it).
         if (!document.activeElement || document.activeElement === document.body) {
           const first = document.querySelector("#table .tile.takeable, [data-move]");
@@ -141,25 +152,49 @@ async function loadPoints(n) {
   } catch (e) { /* the points wait for the next move */ }
 }
 
-// What the agent that just moved said or found (public once its move is played).
-async function lastMoveDetails(n, before) {
-  const box = document.getElementById("thinking");
+// The moves from ply `since` on, in words (GET /log: duel/words.py writes them), into the
+// log; the last one's details (what the agent said or found) into the "last move" panel.
+// A reload reads them all again: nothing is lost.
+async function loadLog(since) {
   try {
-    const ndjson = await call(`/transcript?partial=true&since=${n}`, { text: true });
-    const lines = ndjson.trim().split("\n").map((l) => JSON.parse(l));
-    const rec = lines.find((l) => l.type === "move" && l.ply === n);
-    if (!rec || n < ply - 1) return;  // a later move's details are on their way
-    box.replaceChildren(el("h2", "", `Move ${n}: ${byTrue()[rec.player]}`));
-    box.appendChild(el("div", "", `${rec.seconds}s: ${Board.describeMove(rec.move, before, byTrue())}` +
-      (rec.price ? ` (paid ${rec.price} coins)` : "")));
-    if (info.players[rec.player] !== "external") box.appendChild(Board.agentDetails(rec.details, before, byTrue()));
-  } catch (e) { /* the details are a courtesy; the game goes on without them */ }
+    const r = await call(`/log?since=${since}`);
+    for (const m of r.moves) logged.set(m.ply, m);
+    drawLog();
+    const last = logged.get(Math.max(...logged.keys()));
+    if (last) showLast(last);
+  } catch (e) { /* the log is a courtesy; the game goes on without it */ }
+}
+function moveWords(m) {
+  return `${byTrue()[m.player]} ${fill(m.text)}` + (m.forced ? ` (${m.player === info.you ? W.forcedForYou : W.forced})` : "");
+}
+function drawLog() {
+  const log = document.getElementById("log");
+  const rows = [...logged.values()].sort((a, b) => a.ply - b.ply);
+  log.replaceChildren(...rows.map((m) => {
+    const d = el("div", m.forced ? "forced" : "", `${m.ply}. ${moveWords(m)}`);
+    d.dataset.ply = String(m.ply);
+    return d;
+  }));
+  log.scrollTop = log.scrollHeight;
+}
+function showLast(m) {
+  const box = document.getElementById("thinking");
+  box.replaceChildren(el("h2", "", `Last move (${m.ply})`));
+  box.appendChild(el("div", "", `${moveWords(m)} · ${m.seconds} s`));
+  if (info.players[m.player] !== "external") box.appendChild(Board.agentDetails(m.details, m.notes, fill));
 }
 
 // -------------------------------------------------------------------------- moves
+// The API gives and takes a seat's moves in its own labels (it is always player 2); the page
+// shows and carries them in true ones, like everything it says ("I start" carries your own
+// number). Only the choice of who starts names a player.
+function seatSwap(mv) {
+  if (mv.move !== "CHOOSE_STARTING_PLAYER" || info.you !== 1) return mv;
+  return { move: mv.move, moveData: { playerNumber: 3 - mv.moveData.playerNumber } };
+}
 function moveEl(tag, cls, mv, text) {
   const e = el(tag, cls, text);
-  const json = { move: mv.move, moveData: mv.moveData };
+  const json = seatSwap({ move: mv.move, moveData: mv.moveData });
   e.dataset.move = JSON.stringify(json);
   if (tag !== "button") { e.tabIndex = 0; e.setAttribute("role", "button"); }
   e.addEventListener("click", () => play(json));
@@ -173,7 +208,7 @@ async function play(mv) {
   say("", "");
   try {
     const r = await call("/moves", { method: "POST", headers: { "Content-Type": "application/json" },
-                                     body: JSON.stringify({ ...mv, ply }) });
+                                     body: JSON.stringify({ ...seatSwap(mv), ply }) });
     await arrive(r.ply, r.state);
   } catch (e) {
     busy = false;
@@ -182,7 +217,7 @@ async function play(mv) {
   }
 }
 const legal = (kind) => (moves ? moves.moves.filter((m) => m.move === kind) : []);
-function priceText(p) { return p ? `pay ${p} coin${p > 1 ? "s" : ""}` : "free"; }
+function priceText(p) { return p ? `pay ${Board.coins(p)}` : "free"; }
 
 // -------------------------------------------------------------------------- drawing
 function render() {
@@ -191,12 +226,16 @@ function render() {
   const cur = over() ? null : view.currentPlayerNumber;
   const who = cur ? labels["player" + cur] : null;
   document.getElementById("status").textContent = over() ? resultText()
-    : `Age ${view.age} · ${view.step.replaceAll("_", " ").toLowerCase()} · ${who} to move` +
-      (view.previousMove ? ` · last: ${trueText(view.previousMove)}` : "");
+    : `${view.step === "WONDER_SELECTION" ? "Before Age I" : W.ages[view.age]} · ${W.step[view.step]} · ${cur === 2 && info.you ? "your turn" : who + " to move"}`;
   const destroy = legal("DESTROY_CARD");
   const pick = destroy.length ? (name) => {
     const mv = destroy.find((m) => m.moveData.cardName === name);
-    return mv ? moveEl("button", "chip", mv, `destroy ${Board.pretty(name)}`) : null;
+    if (!mv) return null;
+    const b = moveEl("button", "chip", mv);
+    b.append(...Board.chip(name).childNodes);
+    b.setAttribute("aria-label", `destroy ${Board.pretty(name)}`);
+    b.prepend(Board.icon("destroy", 1, { silent: true }));
+    return b;
   } : null;
   const pts = (key) => (points ? points[String(trueNumber[key])] : null);
   document.getElementById("top").replaceChildren(Board.city(view, "player1",
@@ -208,16 +247,14 @@ function render() {
   drawTable();
   drawDiscard();
   drawActions();
-  const log = document.getElementById("log");
-  log.replaceChildren(...logLines.map((t) => el("div", "", t)));
-  log.scrollTop = log.scrollHeight;
+  Board.fitPyramid();
 }
-const VICTORY = { military: "by military supremacy", science: "by scientific supremacy",
-                  civilian: "on points", forfeit: "by forfeit" };
+addEventListener("resize", () => Board.fitPyramid());
 function resultText() {
   const w = document.body.dataset.winner;
-  const how = info.victory ? ` ${VICTORY[info.victory] || info.victory}` : "";
-  return w === "draw" ? "Game over: shared victory on points" : `Game over: ${byTrue()[w]} wins${how}` +
+  const how = info.victory ? ` ${W.victory[info.victory] || info.victory}` : "";
+  const who = byTrue()[w];
+  return w === "draw" ? "Game over: shared victory on points" : `Game over: ${Number(w) === info.you ? "you win" : who + " wins"}${how}` +
     (info.you ? (Number(w) === info.you ? " — well played!" : "") : "");
 }
 function drawTokens() {
@@ -227,8 +264,8 @@ function drawTokens() {
   const choose = legal("CHOOSE_PROGRESS_TOKEN");
   for (const t of view.tokensAvailable) {
     const mv = choose.find((m) => m.moveData.progressToken === t);
-    const e = mv ? moveEl("button", "token", mv, Board.label(t)) : Board.tokenEl(t);
-    if (mv) { const tip = Board.tokenEl(t); e.title = tip.title; e.setAttribute("aria-label", "take " + tip.getAttribute("aria-label")); }
+    const e = mv ? moveEl("button", "token", mv) : Board.tokenEl(t);
+    if (mv) { const face = Board.tokenEl(t); e.append(...face.childNodes); e.title = face.title; e.setAttribute("aria-label", "take " + face.getAttribute("aria-label")); }
     row.appendChild(e);
   }
   if (!view.tokensAvailable.length) row.appendChild(el("span", "muted", "none left on the board"));
@@ -237,7 +274,7 @@ function drawTokens() {
 function drawTable() {
   const box = document.getElementById("table");
   if (view.step === "WONDER_SELECTION") {
-    box.replaceChildren(el("h2", "", "Wonder draft"));
+    box.replaceChildren(el("h2", "", W.step.WONDER_SELECTION[0].toUpperCase() + W.step.WONDER_SELECTION.slice(1)));
     const d = el("div", "draft");
     const take = legal("SELECT_WONDER");
     for (const w of view.wondersAvailable) {
@@ -257,7 +294,7 @@ function drawTable() {
                         Board.scoreTable(view, labels));
     return;
   }
-  box.replaceChildren(el("h2", "", `Age ${view.age}`));
+  box.replaceChildren(el("h2", "", W.ages[view.age]));
   const playing = myTurn() && view.step === "PLAY_CARD" && moves;
   const reasons = playing ? moves.unavailable : [];
   box.appendChild(Board.pyramid(view, {
@@ -271,8 +308,13 @@ function drawTable() {
       if (card.isActive) {  // what building it costs you, before any click
         const build = moves.moves.find((m) => m.move === "CONSTRUCT_BUILDING" && m.moveData.cardIndex === slot);
         const refused = reasons.find((r) => r.move === "CONSTRUCT_BUILDING" && r.moveData.cardIndex === slot);
-        const tag = build ? (build.price ? `${build.price} coins` : "free") : refused && refused.price != null ? `${refused.price} coins` : "";
-        if (tag) t.appendChild(el("span", "pricetag" + (build ? "" : " dear"), tag));
+        const tag = build ? (build.price ? Board.coins(build.price) : "free") : refused && refused.price != null ? Board.coins(refused.price) : "";
+        const price = build ? build.price : refused && refused.price != null ? refused.price : null;
+        if (price !== null) {
+          const pt = el("span", "pricetag" + (build ? "" : " dear"));
+          pt.appendChild(price ? Board.icon("coin", price) : el("span", "", "free"));
+          t.querySelector(".name").after(pt);
+        }
         t.setAttribute("aria-label", `${Board.pretty(card.cardName)}: build ${build ? "for " + tag : "not possible (" + (refused ? refused.reason : "") + ")"}`);
       }
       if (selected === slot) t.classList.add("selected");
@@ -289,6 +331,7 @@ function focusChoice() {
 function drawDiscard() {
   const box = document.getElementById("discard");
   box.replaceChildren(el("h2", "", `Discard pile (${view.discardedCards.length})`));
+  box.hidden = !view.discardedCards.length;
   const pile = el("div", "discardpile");
   for (const n of view.discardedCards) pile.appendChild(Board.chip(n));
   if (!view.discardedCards.length) pile.appendChild(el("span", "muted", "empty"));
@@ -304,6 +347,7 @@ function drawActions() {
   if (over()) { box.appendChild(el("div", "note", resultText())); return; }
   if (!info.you) { box.appendChild(el("div", "muted", "You are watching: the public view, live.")); return; }
   if (!myTurn()) { box.appendChild(el("div", "muted", `Waiting for ${labels.player1}…`)); return; }
+  box.firstChild.textContent = `Your move: ${W.step[view.step]}`;
   if (!moves) { box.appendChild(el("div", "muted", "Loading your moves…")); return; }
   const c = el("div", "choices");
   box.appendChild(c);
@@ -315,16 +359,19 @@ function drawActions() {
   if (step === "CHOOSE_STARTING_PLAYER") {
     c.appendChild(el("div", "note", `Who starts Age ${view.age}?`));
     const row = el("div", "row");
+    // The moves are in true player numbers (the server maps a seat's labels back): "I start"
+    // carries this seat's own number.
     for (const mv of legal("CHOOSE_STARTING_PLAYER"))
-      row.appendChild(moveEl("button", "choice", mv, mv.moveData.playerNumber === 2 ? "I start" : "My opponent starts"));
+      row.appendChild(moveEl("button", "choice", mv, seatSwap(mv).moveData.playerNumber === info.you ? "I start" : "My opponent starts"));
     c.appendChild(row);
   }
   if (step === "CHOOSE_PROGRESS_TOKEN_FROM_DISCARD") {
     c.appendChild(el("div", "note", "The Great Library: take one of these three tokens from the box."));
     const row = el("div", "tokens");
     for (const mv of legal("CHOOSE_PROGRESS_TOKEN_FROM_DISCARD")) {
-      const b = moveEl("button", "token", mv, Board.label(mv.moveData.progressToken));
-      b.title = Board.tokenEl(mv.moveData.progressToken).title;
+      const b = moveEl("button", "token", mv);
+      const face = Board.tokenEl(mv.moveData.progressToken);
+      b.append(...face.childNodes); b.title = face.title;
       row.appendChild(b);
     }
     c.appendChild(row);
@@ -332,7 +379,11 @@ function drawActions() {
   if (step === "CONSTRUCT_FROM_DISCARD") {
     c.appendChild(el("div", "note", "The Mausoleum: build one discarded card for free."));
     const row = el("div", "discardpile");
-    for (const mv of legal("CONSTRUCT_FROM_DISCARD")) row.appendChild(moveEl("button", "chip " + PAGE.catalogue.cards[mv.moveData.cardName].color, mv, Board.pretty(mv.moveData.cardName)));
+    for (const mv of legal("CONSTRUCT_FROM_DISCARD")) {
+      const b = moveEl("button", "chip " + PAGE.catalogue.cards[mv.moveData.cardName].color, mv);
+      b.append(...Board.chip(mv.moveData.cardName).childNodes);
+      row.appendChild(b);
+    }
     c.appendChild(row);
   }
   if (step === "PLAY_CARD") playCardChoices(c);
@@ -349,11 +400,11 @@ function playCardChoices(c) {
     const g = el("div", "group choices");
     g.dataset.slot = String(slot);
     g.hidden = selected !== slot;
-    g.appendChild(el("strong", "", card && !card.cardName.endsWith("_BACK") ? Board.pretty(card.cardName) : `card ${slot}`));
+    g.appendChild(el("strong", "", card && PAGE.catalogue.cards[card.cardName] ? Board.pretty(card.cardName) : "a face-down card"));
     for (const mv of moves.moves.filter((m) => m.moveData.cardIndex === slot)) {
       let text;
       if (mv.move === "CONSTRUCT_BUILDING") text = "Build it";
-      else if (mv.move === "DISCARD") text = `Discard it for ${2 + yellow} coins`;
+      else if (mv.move === "DISCARD") text = `Discard it for ${Board.coins(2 + yellow)}`;
       else text = `Build ${Board.pretty(mv.moveData.wonder)} with it`;
       const b = moveEl("button", "choice", mv, text);
       if (mv.move !== "DISCARD") b.appendChild(el("span", "price", priceText(mv.price)));
@@ -365,11 +416,19 @@ function playCardChoices(c) {
       const d = el("div", "refused");
       d.tabIndex = -1;
       d.appendChild(el("b", "", what + ": "));
-      d.appendChild(document.createTextNode(r.reason));
+      d.appendChild(document.createTextNode(reasonWords(r.reason)));
       g.appendChild(d);
     }
     c.appendChild(g);
   }
+}
+
+// A refusal's reason names covering cards by slot: by name here ("covered by Baths and Quarry").
+function reasonWords(reason) {
+  return reason.replace(/^covered by (.*)$/, (_, slots) => "covered by " + slots.split(/, | and /).map((s) => {
+    const c = view.visiblePyramid[s.trim()];
+    return c && PAGE.catalogue.cards[c.cardName] ? Board.pretty(c.cardName) : "a face-down card";
+  }).join(" and "));
 }
 
 document.addEventListener("keydown", (k) => { if (k.key === "Escape" && selected !== null) { selected = null; render(); } });

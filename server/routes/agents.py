@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import random
+from collections.abc import Awaitable
+from typing import TypeVar
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
 
 from duel.engine import InfoSet, Perspective
 from duel.errors import IllegalMoveError, InvalidStateError
@@ -14,6 +19,8 @@ from server.errors import ERRORS
 from server.schemas import AgentMoveIn, AgentMoveOut, AgentsOut
 
 router = APIRouter(prefix="/agents", tags=["agents"])
+T = TypeVar("T")
+GONE = 499  # nginx's "client closed request"
 
 
 @router.get("", response_model=AgentsOut, responses=ERRORS)
@@ -24,9 +31,35 @@ async def offered_agents(m: Manager) -> AgentsOut:
     return AgentsOut.model_validate({"agents": m.catalogue.listing()})
 
 
+async def _gone(request: Request) -> None:
+    """Returns once the client has closed its connection (its body is read already: the next
+    message the server gets from it is the disconnect)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def while_connected(request: Request, work: Awaitable[T]) -> T | None:
+    """`work`, cancelled as soon as the client that asked for it goes away: a search nobody
+    waits for must not hold a worker and its caller's share for the rest of its budget. None
+    when it went."""
+    task = asyncio.ensure_future(work)
+    gone = asyncio.ensure_future(_gone(request))
+    try:
+        await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+    if task.cancelled():
+        return None
+    return task.result()
+
+
 @router.post("/move", response_model=AgentMoveOut, responses=ERRORS)
-async def agent_move(body: AgentMoveIn, m: Manager, who: Caller,
-                     token: HeaderToken) -> AgentMoveOut:
+async def agent_move(body: AgentMoveIn, m: Manager, who: Caller, token: HeaderToken,
+                     request: Request) -> AgentMoveOut | Response:
     """The move `agent` (a built-in spec or a configured name, see `GET /agents`) would play
     for the player to move in `state`, in the state's labels (MCTS searches from the
     information set: hidden cards are sampled among the unseen ones). The state may come from
@@ -50,7 +83,10 @@ async def agent_move(body: AgentMoveIn, m: Manager, who: Caller,
     mover = Perspective.to_move(state)
     view = mover.view(state) if mover.swapped else body.state
     shown = mover.moves_out(legal)
-    decision = await m.thinker.choose(agent, choice.seat, view, shown, 0, who, queue=False)
+    decision = await while_connected(
+        request, m.thinker.choose(agent, choice.seat, view, shown, 0, who, queue=False))
+    if decision is None:
+        return Response(status_code=GONE)  # nobody reads it; the access log says what happened
     if decision.move not in shown:
         raise IllegalMoveError(f"agent {body.agent!r} found no legal move in this state")
     data = mover.move_in(decision.move).to_json()

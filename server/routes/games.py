@@ -37,6 +37,7 @@ from server.schemas import (
     MovesOut,
     StateJSON,
 )
+from server.shares import Held
 from server.store import GameRow
 
 router = APIRouter(prefix="/games", tags=["games"])
@@ -159,11 +160,15 @@ SSE_EVENT = {"type": "object", "properties": {"event": {"type": "string", "enum"
 @router.get("/{code}/events", response_class=Response,
             responses=_ok_as("text/event-stream", "`state` events carrying the JSON state",
                              SSE_EVENT), openapi_extra=TOKEN_PARAMETERS)
-async def events(code: str, request: Request, at: Watching) -> EventSourceResponse:
+async def events(code: str, request: Request, at: Watching, address: Address
+                 ) -> EventSourceResponse:
     """Server-sent events: first the current state, then one `state` event per change (every
     ply, none skipped, even for a reader that fell behind), each carrying the state as the
-    caller sees it; the `id` is the ply. The stream ends after the game-over state."""
+    caller sees it; the `id` is the ply. The stream ends after the game-over state. One
+    client address holds at most the server's `streams-per-address` streams at once (429
+    beyond)."""
     m, game, seat = at.m, at.game, at.seat
+    held = m.streams.take(address)  # BusyError now, before the stream's response starts
 
     async def stream() -> AsyncIterator[dict[str, str]]:
         last = -1
@@ -186,12 +191,27 @@ async def events(code: str, request: Request, at: Watching) -> EventSourceRespon
                     except TimeoutError:
                         pass
 
-    return EventSourceResponse(stream(), ping=10)
+    return HeldStream(stream(), held, ping=10)
+
+
+class HeldStream(EventSourceResponse):
+    """An event stream that gives its client's share back however it ends: finished, cut by
+    the client, or cancelled with the server."""
+
+    def __init__(self, content: AsyncIterator[dict[str, str]], held: Held, **kw: Any) -> None:
+        super().__init__(content, **kw)
+        self.held = held
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.held.release()
 
 
 @router.get("/{code}/transcript", response_class=Response,
             responses=_ok_as("application/x-ndjson", "the transcript, one JSON object a line"))
-async def transcript(code: str, game: Game, m: Manager,
+async def transcript(code: str, game: Game, m: Manager, token: HeaderToken,
                      partial: Annotated[bool, Query(description="the moves so far of a game "
                                                     "not over (no result line)")] = False,
                      since: Annotated[int, Query(ge=0, description="only the moves from this "
@@ -199,8 +219,11 @@ async def transcript(code: str, game: Game, m: Manager,
                      ) -> PlainTextResponse:
     """The game's transcript (JSON lines, the match runner's format) once it is over (409
     before, unless `partial`). A move's details (search statistics, an LLM's replies and
-    reasoning) are there once it is played."""
-    lines = await m.transcript(game, partial=partial)
+    reasoning) are there once it is played. Before the game is over the header is sealed: no
+    deal and no seed (they hold every hidden card), `"sealed": true`; only the operator's token
+    (Authorization: Bearer) reads a running game's deal."""
+    lines = await m.transcript(game, partial=partial,
+                               operator=m.catalogue.is_operator(token))
     lines = [ln for ln in lines if ln["type"] != "move" or ln["ply"] >= since]
     return PlainTextResponse("".join(render_line(line) for line in lines),
                              media_type="application/x-ndjson")
@@ -214,7 +237,9 @@ async def view_page(code: str, game: Game, m: Manager) -> HTMLResponse:
     from duel.viewer import render
     from server.routes.pages import new_nonce, page_headers
 
-    lines = await m.transcript(game, partial=True)
+    # Read whole (the deal included) to replay it here; the page gets only what everyone sees
+    # at each ply (the public views, the moves and their details, the seats' agents).
+    lines = await m.transcript(game, partial=True, operator=True)
     footer = lines[-1] if lines[-1]["type"] == "result" else None
     moves = [line for line in lines if line["type"] == "move"]
     t = Transcript(lines[0], moves, footer, [])

@@ -15,14 +15,15 @@ from server.deps import Game
 
 router = APIRouter(include_in_schema=False)
 
-def page_headers(nonce: str) -> dict[str, str]:
+def page_headers(nonce: str, styles: tuple[str, ...] = ()) -> dict[str, str]:
     """A page's headers: it runs only its own inline script and style (those carrying this
-    response's `nonce`: nothing injected, no inline handler, no eval), talks only to this
-    server and is never framed. (Browser automation's evaluation goes through the debugging
-    protocol, which a policy does not block.)"""
+    response's `nonce`: nothing injected, no inline handler, no eval; and the `styles` named
+    by their hashes), talks only to this server and is never framed. (Browser automation's
+    evaluation goes through the debugging protocol, which a policy does not block.)"""
+    style = " ".join((f"'nonce-{nonce}'", *styles))
     return {
         "Content-Security-Policy": f"default-src 'none'; script-src 'nonce-{nonce}'; "
-                                   f"style-src 'nonce-{nonce}'; connect-src 'self'; "
+                                   f"style-src {style}; connect-src 'self'; "
                                    "img-src 'self' data:; base-uri 'none'; form-action 'self'; "
                                    "frame-ancestors 'none'",
         "Referrer-Policy": "no-referrer",
@@ -43,4 +44,5 @@ async def lobby() -> HTMLResponse:
 @router.get("/games/{code}/play", response_class=HTMLResponse)
 async def play(code: str, game: Game) -> HTMLResponse:
     nonce = new_nonce()
-    return HTMLResponse(play_page(game.code, nonce), headers=page_headers(nonce))
+    specs = (game.row.seats[0], game.row.seats[1])
+    return HTMLResponse(play_page(game.code, nonce, specs), headers=page_headers(nonce))

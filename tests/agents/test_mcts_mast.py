@@ -7,7 +7,7 @@ import random
 
 from duel.agents.mcts import MAST_BLOCK, MAST_KEYS, Mast, MCTSAgent, Node, iterate, mast_key
 from duel.engine import InfoSet, new_game, seat_view
-from duel.engine.moves import CONSTRUCT_BUILDING, CONSTRUCT_WONDER, DISCARD
+from duel.engine.moves import MoveKind
 from duel.engine.state import GameState
 from duel.engine.steps import PLAY_CARD
 
@@ -30,22 +30,22 @@ def test_a_key_names_the_card_or_the_wonder_not_the_pyramid_slot() -> None:
         assert 0 <= k < MAST_KEYS
         block = MAST_BLOCK[m.kind]
         assert block <= k < block + 100
-        if m.kind in (CONSTRUCT_BUILDING, DISCARD):
+        if m.kind in (MoveKind.CONSTRUCT_BUILDING, MoveKind.DISCARD):
             assert k == block + state.pyramid[m.card_index]
-    builds = [mast_key(state, m) for m in moves if m.kind == CONSTRUCT_BUILDING]
-    discards = [mast_key(state, m) for m in moves if m.kind == DISCARD]
+    builds = [mast_key(state, m) for m in moves if m.kind == MoveKind.CONSTRUCT_BUILDING]
+    discards = [mast_key(state, m) for m in moves if m.kind == MoveKind.DISCARD]
     assert len(set(builds)) == len(builds) and len(set(discards)) == len(discards)
     # The same wonder through different cards is one kind of move.
-    wonders = {m.wonder: mast_key(state, m) for m in moves if m.kind == CONSTRUCT_WONDER}
+    wonders = {m.wonder: mast_key(state, m) for m in moves if m.kind == MoveKind.CONSTRUCT_WONDER}
     for m in moves:
-        if m.kind == CONSTRUCT_WONDER:
+        if m.kind == MoveKind.CONSTRUCT_WONDER:
             assert mast_key(state, m) == wonders[m.wonder]
 
 
 def test_the_table_learns_from_each_movers_side_and_picks_the_best_mean() -> None:
     state = _play_card_state()
     seat = state.current
-    builds = [m for m in state.legal_moves() if m.kind == CONSTRUCT_BUILDING]
+    builds = [m for m in state.legal_moves() if m.kind == MoveKind.CONSTRUCT_BUILDING]
     assert len(builds) >= 2
     good, bad = builds[0], builds[1]
     mast = Mast(0.0)

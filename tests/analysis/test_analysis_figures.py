@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from duel.analysis.figures import (
+from duel.analysis.experiments import (
     Game,
     analysed_games,
     calibration_forecasts,

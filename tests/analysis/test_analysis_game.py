@@ -9,9 +9,9 @@ import pytest
 from helpers.recorded_games import record_game, twin_deal
 
 from duel.analysis import Settings, analyse_transcript
-from duel.analysis.decision import KINDS
 from duel.analysis.summary import BLUNDER, MISTAKE, move_accuracy
 from duel.engine import new_game
+from duel.engine.decisions import KINDS
 from duel.transcripts import read, replay
 
 FAST = Settings(iterations=40)

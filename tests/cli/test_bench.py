@@ -78,7 +78,7 @@ def test_bench_reuse_prints_the_share_kept(capsys: pytest.CaptureFixture[str]) -
 
 def test_reuse_figures_on_known_data() -> None:
     """Two games: one keeps half of every root (2 decisions), one keeps nothing (1 decision)."""
-    from duel.bench import reuse_figures
+    from duel.bench.mcts import reuse_figures
 
     figures = reuse_figures([[(100, 100), (50, 50)], [(0, 80)]])
     assert figures["decisions"] == 3 and figures["games"] == 2

@@ -282,12 +282,14 @@ def test_random_game_readable(capsys: pytest.CaptureFixture[str], seed: int) -> 
     assert lines[0] == f"Random game, seed {seed} (code {final.code}), {n} moves"
     move_lines = lines[1:n + 1]
     for i, line in enumerate(move_lines, 1):
-        assert line.startswith(f"{i:3d}. Age ") and "Player " in line, line
+        assert line.startswith((f"{i:3d}. Age ", f"{i:3d}. Draft ")) and "Player " in line, line
     result = final.result()
     assert result is not None
     who = "shared victory" if result.winner is None else f"player {result.winner_label} wins"
-    assert lines[n + 1] == f"Result: {who} ({result.victory} victory)"
-    assert any(line.split()[:1] == ["TOTAL"] and line.split()[1:] ==
+    how = {"military": "by military supremacy", "science": "by scientific supremacy",
+           "civilian": "on points"}[result.victory]
+    assert lines[n + 1] == f"Result: {who} {how}"
+    assert any(line.split()[:1] == ["total"] and line.split()[1:] ==
                [str(result.scores[0]["TOTAL"]), str(result.scores[1]["TOTAL"])]
                for line in lines[n + 2:])
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from duel.cli import main
-from duel.ratings import collect, rate
+from duel.runs.ratings import collect, rate
 
 LADDER = ["--player", "random", "--rungs", "5,10", "--games", "2", "--no-progress",
           "--resamples", "20"]

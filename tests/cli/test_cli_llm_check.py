@@ -23,8 +23,8 @@ from helpers.fake_llm_server import (
 )
 
 from duel.cli import main
+from duel.cli.llm import DECISIONS_PER_SEAT, position, report_text
 from duel.engine import InfoSet, Move
-from duel.llmcheck import DECISIONS_PER_SEAT, position, report_text
 from duel.prompts import get_variant
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from helpers.fake_llm_server import FakeLLMServer
@@ -22,7 +23,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeLLMServer]:
         yield srv
 
 
-def check(spec: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, object], str]:
+def check(spec: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any], str]:
     code = main(["llm", "check", spec, "--json"])
     out, err = capsys.readouterr()
     return code, (json.loads(out) if code == 0 else {}), err
@@ -37,7 +38,10 @@ def test_an_openai_reasoning_model_the_table_does_not_know_is_adapted_to(
     assert code == 0, err
     text = json.dumps(found)
     assert "temperature" in text and "max_tokens" in text  # both adaptations are reported
-    assert "600" in text  # the reasoning tokens of the call
+    assert [a["parameter"] for a in found["adaptations"]] == ["temperature", "max_tokens"]
+    # one call (the refused requests were adapted, not counted), with the model's 600
+    # reasoning tokens (not the 1200 cached input tokens the server also reports)
+    assert (found["calls"], found["reasoning_tokens"]) == (1, 600)
 
 
 def test_an_openai_reasoning_model_with_high_effort(
@@ -46,8 +50,10 @@ def test_an_openai_reasoning_model_with_high_effort(
     code, found, err = check(f"llm:openai:gpt-5-mini,base_url={server.url}/v1,"
                              "reasoning_effort=high", capsys)
     assert code == 0, err
-    text = json.dumps(found)
-    assert "reasoning_effort=high" in text and "1200" in text
+    assert found["reasoning"] == "reasoning_effort=high"
+    assert found["settings"]["reasoning_effort"] == "high"
+    # the model reasons twice as long at high effort: 2 x 600 tokens in the one call
+    assert (found["calls"], found["reasoning_tokens"]) == (1, 1200)
     assert server.requests[-1]["body"]["reasoning_effort"] == "high"
 
 
@@ -61,8 +67,8 @@ def test_an_anthropic_model_that_thinks(server: FakeLLMServer,
     server.responder = AnthropicThinkingModel(thinks=700, fifth_generation="-5-" in model)
     code, found, err = check(f"llm:anthropic:{model},base_url={server.url}{extra}", capsys)
     assert code == 0, err
-    text = json.dumps(found)
-    assert label in text and "700" in text
+    assert found["reasoning"] == label
+    assert (found["calls"], found["reasoning_tokens"]) == (1, 700)
 
 
 def test_a_refused_reasoning_effort_exits_2_naming_it(

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from duel.play import opponent, seat_name
+from duel.cli.play import opponent, seat_name
 
 ROOT = Path(__file__).resolve().parents[2]
 

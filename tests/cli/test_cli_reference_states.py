@@ -1,6 +1,7 @@
 """`duel moves` and `duel apply` read states through the one loader: the rules prompt's example
 and a Great Library choice written by the format's origin server (its drawn tokens repeated in
-tokensUnavailable) list their moves and play them."""
+tokensUnavailable, and left in tokensFromUnavailable after the choice) list their moves and play
+them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.reference_states import great_library_choice, prompt_example
+from helpers.reference_states import (
+    after_great_library_choice,
+    great_library_choice,
+    prompt_example,
+)
 
 from duel.cli import main
 from duel.engine import InfoSet, Move, seat_view
@@ -57,3 +62,17 @@ def test_a_great_library_choice_lists_and_plays(capsys: pytest.CaptureFixture[st
         assert after == seat_view(true.apply(move))
         assert move.token in after["player1"]["tokens"]
         assert after["tokensFromUnavailable"] == [] and len(after["tokensUnavailable"]) == 4
+
+
+def test_a_great_library_list_left_filled_after_its_choice_lists_and_plays(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    true, stale = after_great_library_choice(1)
+    state_file = write(tmp_path, "stale.json", stale)
+    listed = run(capsys, "moves", state_file, "--seed", "3")
+    assert listed == [{**m.to_json(), "price": p} for m, p in true.priced_moves()]
+    expected = InfoSet.from_view(stale).sample(random.Random(3))
+    move = true.legal_moves()[0]
+    after = run(capsys, "apply", state_file, write(tmp_path, "m.json", move.to_json()),
+                "--seed", "3")
+    assert after == seat_view(expected.apply(move))
+    assert after["tokensFromUnavailable"] == [] and len(after["tokensUnavailable"]) == 4

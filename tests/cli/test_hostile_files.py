@@ -186,3 +186,56 @@ def test_mutated_transcripts_get_one_line(tmp_path: Path, seed: int) -> None:
     assert code in (0, 1, 2)
     if code:
         one_line(err)
+
+
+# ---------------------------------------------------------------------------- not a file
+FILE_COMMANDS = [("moves", "{}"), ("apply", "{} move.json"), ("replay", "{}"),
+                 ("view", "{} --no-serve"), ("analyse", "{} --iterations 10"),
+                 ("positions", "check {}")]
+
+
+def _not_files(tmp_path: Path) -> list[tuple[str, Path]]:
+    import os
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    folder = tmp_path / "folder.json"
+    folder.mkdir()
+    return [("a FIFO", fifo), ("a character device", zero), ("a directory", folder)]
+
+
+@pytest.mark.parametrize(("command", "args"), FILE_COMMANDS)
+def test_devices_fifos_and_directories_are_refused_at_once(tmp_path: Path, command: str,
+                                                            args: str) -> None:
+    """A symlink to /dev/zero would be read until memory runs out, a FIFO would block for
+    ever: every command that reads a file refuses anything but a regular file, at once, with
+    one line and exit 2."""
+    import threading
+
+    (tmp_path / "move.json").write_text('{"move": "SELECT_WONDER", "moveData": '
+                                        '{"wonder": "THE_PYRAMIDS"}}')
+    for kind, path in _not_files(tmp_path):
+        out: list[tuple[int, str]] = []
+        argv = [command, *args.format(path).split()]
+        t = threading.Thread(target=lambda argv=argv, out=out: out.append(run(*argv)),
+                             daemon=True)
+        t.start()
+        t.join(60)
+        assert out, f"duel {' '.join(argv)} did not return ({kind})"
+        code, err = out[0]
+        line = one_line(err)
+        assert code == 2 and f"it is {kind}, not a regular file" in line, (argv, err)
+
+
+def test_a_file_over_the_size_limit_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                               ) -> None:
+    import duel.io
+
+    monkeypatch.setattr(duel.io, "MAX_FILE", 1000)
+    monkeypatch.setattr(duel.io.read_bytes, "__defaults__", (1000,))
+    big = tmp_path / "big.json"
+    big.write_text(" " * 2000)
+    code, err = run("moves", str(big))
+    assert code == 2 and "is over" in one_line(err) and "MiB" in one_line(err)

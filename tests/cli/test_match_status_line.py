@@ -13,8 +13,8 @@ from helpers.fake_llm_agent import FakeLLMSeat, registered
 
 from duel.agents.base import RandomAgent
 from duel.cli import main
-from duel.narrate import THINKING_CHARS, clip, llm_lines
-from duel.status import CLEAR, StatusLine, match_status, seat_label
+from duel.cli.status import CLEAR, StatusLine, match_status, seat_label
+from duel.words.narrate import THINKING_CHARS, clip, llm_lines
 
 
 class Clock:
@@ -122,14 +122,17 @@ def test_verbose_match_shows_reasoning_tokens_and_the_start_of_the_thinking(
     assert lines[first - 1].startswith("  1. ")  # under the move it explains
     assert lines[first + 1] == "       adapted temperature: not sent (the model takes only " \
         "the default)"
-    assert lines[first + 2] == "       attempt 1: OK, 1000 in / 400 out (300 reasoning), 1.5 s"
+    assert lines[first + 2] == "       attempt 1: a legal move, 1000 in / 400 out " \
+        "(300 reasoning), 1.5 s"
     shown = lines[first + 3]
     assert shown.startswith("         thinking: The Baths chain into the Aqueduct. xxx")
     assert shown.endswith("...") and "TAIL" not in out
     assert len(shown.split("thinking: ", 1)[1]) == THINKING_CHARS + 3
     assert out.count("adapted temperature") == 1  # recorded once, shown once
-    # another agent's details are still shown as they were (MCTS statistics as JSON)
-    assert '  {"' in next(line for line in lines if line.startswith("  2. "))
+    # another agent's details are shown in words (MCTS statistics and its top moves)
+    second = lines.index(next(line for line in lines if line.startswith("  2. ")))
+    assert lines[second + 1].startswith("       search: ") and "visits" in lines[second + 2]
+    assert '{"' not in out
 
 
 def test_llm_lines_of_a_fallback_and_of_a_call_without_thinking() -> None:
@@ -140,5 +143,5 @@ def test_llm_lines_of_a_fallback_and_of_a_call_without_thinking() -> None:
                           legal_at=None, fallback="random")
     assert llm_lines(details["llm"]) == [
         "LLM: no legal move: fallback random",
-        "attempt 1: TRANSPORT, 1000 in / 400 out, 1.5 s: fake: connection failed"]
+        "attempt 1: no answer in time, 1000 in / 400 out, 1.5 s: fake: connection failed"]
     assert clip("short\n text") == "short text"

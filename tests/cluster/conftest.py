@@ -12,7 +12,7 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.
 
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:
-    from duel.cluster import connect
+    from duel.runs.cluster import connect
 
     ray.shutdown()
     connect("local", 2)

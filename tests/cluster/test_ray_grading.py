@@ -18,7 +18,7 @@ from duel.transcripts import read, verified_result
 
 pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
 
-from games.test_grading import scripted  # noqa: E402 - the grading tests' fake model
+from grading.test_grading import scripted  # noqa: E402 - the grading tests' fake model
 
 
 def grade(url: str, out: Path, *extra: str) -> int:

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from duel import tournament
 from duel.cli import main
-from duel.cluster import INSTALL, ray_module
 from duel.errors import UsageError
+from duel.runs import tournament
+from duel.runs.cluster import INSTALL, ray_module
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[ray]')")
 
@@ -67,7 +67,7 @@ def playing_workers() -> list[int]:
             cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
         except OSError:
             continue
-        if cmdline.startswith(b"ray::_play"):
+        if cmdline.startswith((b"ray::play_game", b"ray::play_recorded")):
             pids.append(int(entry))
     return pids
 
@@ -93,7 +93,8 @@ def test_a_worker_killed_mid_game_has_its_game_played_again_once(local_ray: None
     assert killed is not None, "no game was caught in play"
     assert not runner.is_alive() and result, "the run did not finish"
     games = lines(out)
-    assert keys(games) == Counter(tournament.schedule(spec, "random", 4, 50))  # each once
+    assert keys(games) == Counter((t.seed, t.p1, t.p2)  # each once
+                               for t in tournament.schedule(spec, "random", 4, 50))
     assert len(result[0].games) == 4
     # The game played again is the game it would have been.
     tournament.run(spec, "random", 4, seed=50, jobs=1, out=str(tmp_path / "here"),
@@ -117,7 +118,7 @@ def test_a_tournament_on_two_nodes_records_every_game_once(tmp_path: Path) -> No
         assert ray.cluster_resources()["CPU"] == 2
         assert len(standings.games) == 64
         assert keys(lines(tmp_path / "two")) == Counter(
-            tournament.schedule(MCTS_100, "random", 64, 60))
+            (t.seed, t.p1, t.p2) for t in tournament.schedule(MCTS_100, "random", 64, 60))
     finally:
         ray.shutdown()
         cluster.shutdown()

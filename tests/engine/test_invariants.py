@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from duel.engine import CARD_NAMES, Deal, InfoSet, Move, new_game, seat_view, swap_move
 from duel.engine.data import CARDS, GREEN, TOKEN_NAMES, WONDER_NAMES
-from duel.engine.moves import CONSTRUCT_WONDER
+from duel.engine.moves import MoveKind
 from duel.engine.perspective import Perspective
 from duel.engine.state import GameState, PlayerState
 from duel.engine.steps import WONDER_SELECTION
@@ -168,7 +168,7 @@ def test_game_invariants(seed: int, open_box: bool, policy: str) -> None:
     for before, move, state in random_game(seed, open_box, policy):
         assert before.legal_moves(), "a non-terminal state has no legal move"
         assert before.result() is None
-        if move.kind == CONSTRUCT_WONDER:
+        if move.kind == MoveKind.CONSTRUCT_WONDER:
             tucked.append(before.pyramid[move.card_index])
         moves.append(move)
         for seat, p in enumerate(state.players):

@@ -74,3 +74,47 @@ def test_a_misspelt_key_names_the_key_it_should_have_been() -> None:
     assert str(info.value) == ("DISCARD moveData has unexpected field(s) ['slot']; "
                                "'cardIndex' is a required property")
     assert "'cardIndex' is a required property" in (move_schema_error(obj) or "")
+
+
+def test_move_kinds_are_one_str_enum_and_a_move_always_holds_a_member() -> None:
+    """MoveKind replaces the loose string constants: its members are the prompt's names in the
+    steps' order, each the string itself; a move built from a plain name, parsed, copied or
+    pickled holds the member, so the engine may compare kinds by identity."""
+    import copy
+    import json
+    import pickle
+
+    from duel.engine import MoveKind
+
+    assert [k.value for k in MoveKind] == list(MOVE_FIELDS) == list(MOVE_KINDS)
+    assert all(k == k.name and str(k) == k.name and f"{k}" == k.name for k in MoveKind)
+    plain = Move("DISCARD", card_index=3)
+    parsed = Move.from_json({"move": "DISCARD", "moveData": {"cardIndex": 3}})
+    for move in (plain, parsed, copy.copy(plain), pickle.loads(pickle.dumps(plain))):
+        assert move.kind is MoveKind.DISCARD
+        assert move == Move(MoveKind.DISCARD, card_index=3)
+        assert hash(move) == hash(Move(MoveKind.DISCARD, card_index=3))
+    # the JSON of a move is what it was with plain strings
+    assert json.dumps(plain.to_json()) == '{"move": "DISCARD", "moveData": {"cardIndex": 3}}'
+    assert str(Move("CHOOSE_STARTING_PLAYER", player_number=2)) == "CHOOSE_STARTING_PLAYER 2"
+    with pytest.raises(InvalidMoveError, match="unknown move 'PASS'; valid moves: SELECT_WONDER"):
+        Move("PASS")
+
+
+def test_the_json_of_every_move_of_a_game_is_its_names_as_plain_strings() -> None:
+    """Every legal move of seeded random games serialises exactly as the same move written
+    with plain strings (the transcript's bytes do not change with the enum)."""
+    import json
+    import random
+
+    from duel.engine import new_game
+
+    for seed in range(3):
+        state, rng = new_game(seed), random.Random(seed)
+        while state.result() is None:
+            for move in state.legal_moves():
+                data = {key: getattr(move, MOVE_DATA[key].attr) for key in MOVE_FIELDS[move.kind]}
+                assert json.dumps(move.to_json()) == json.dumps(
+                    {"move": move.kind.value, "moveData": data})
+                assert type(json.loads(json.dumps(move.to_json()))["move"]) is str
+            state = state.apply(rng.choice(state.legal_moves()))

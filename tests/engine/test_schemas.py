@@ -23,7 +23,7 @@ from duel.schemas import (
     validate_move,
     validate_state,
 )
-from duel.schemas.build import SCHEMAS
+from duel.schemas.generate import SCHEMAS
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "duel" / "schemas"
 
@@ -33,7 +33,7 @@ def test_committed_schema_is_current(name: str) -> None:
     path = SCHEMA_DIR / f"{name}.schema.json"
     committed = json.loads(path.read_text())
     assert committed == SCHEMAS[name](), \
-        f"{path.name} is stale: run python -m duel.schemas.build and commit the result"
+        f"{path.name} is stale: run python -m duel.schemas.generate and commit the result"
     assert schema(name) == committed
 
 

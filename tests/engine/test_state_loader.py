@@ -1,5 +1,6 @@
-"""The one state loader (`InfoSet.from_view`) on the states the format's origin server writes,
-and on impossible token placements, which it refuses naming the field."""
+"""The one state loader (`InfoSet.from_view`) on the states the format's origin server writes
+(a Great Library list left filled after its choice included), and on impossible token placements,
+which it refuses naming the field."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ import random
 from typing import Any
 
 import pytest
-from helpers.reference_states import great_library_choice, prompt_example
+from helpers.reference_states import (
+    after_great_library_choice,
+    great_library_choice,
+    prompt_example,
+)
 
 from duel.engine import InfoSet, InvalidStateError, Move, seat_view
 from duel.engine.data import TOKEN_IDS
@@ -55,6 +60,30 @@ def test_a_great_library_choice_as_the_origin_server_writes_it_loads_and_plays()
         after, expected = state.apply(move), true.apply(move)
         assert seat_view(after) == seat_view(expected), move
         assert len(after.tokens_box) == 4 and after.library == []
+
+
+@pytest.mark.parametrize("pick", [0, 1, 2])
+def test_a_great_library_list_left_filled_after_its_choice_is_ignored(pick: int) -> None:
+    """The origin server's fixtures keep the three drawn tokens in tokensFromUnavailable after
+    the choice. The list only matters during that step: the state loads as the true game is
+    (the chosen token in the city, the two others back in the box) and plays on as it does."""
+    true, stale = after_great_library_choice(pick)
+    validate_state(stale)
+    assert set(stale["tokensFromUnavailable"]) & set(stale["player1"]["tokens"])
+    state = InfoSet.from_view(stale).sample(random.Random(0))
+    assert state.library == [] and sorted(state.tokens_box) == sorted(true.tokens_box)
+    assert len(state.tokens_box) == 4
+    assert seat_view(state) == seat_view(true)
+    assert state.priced_moves() == true.priced_moves()
+    # the box is read from the list of tokens seen nowhere else when it is hidden, too
+    hidden = _with(stale, tokensUnavailable=[], wondersUnavailable=[])
+    assert sorted(InfoSet.from_view(hidden).box_pool) == sorted(true.tokens_box)
+
+
+def test_a_great_library_list_outside_its_step_still_names_unknown_tokens() -> None:
+    _, stale = after_great_library_choice()
+    with pytest.raises(InvalidStateError, match="tokensFromUnavailable"):
+        InfoSet.from_view(_with(stale, tokensFromUnavailable=["ALCHEMY"]))
 
 
 def _with(view: dict[str, Any], **changes: Any) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from duel.analysis.search import Settings
-from duel.guide.judge import compare, report
+from duel.bench.guide_analyser import compare, report
 
 
 def test_analysers_are_compared_on_the_same_decisions(tmp_path: Path) -> None:

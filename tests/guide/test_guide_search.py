@@ -10,7 +10,7 @@ from helpers.games import random_game_states
 
 from duel.agents.mcts import public_sample
 from duel.engine import GameState, InfoSet, Move, Perspective
-from duel.engine.moves import CONSTRUCT_BUILDING, DISCARD
+from duel.engine.moves import MoveKind
 from duel.engine.steps import GAME_END, PLAY_CARD
 from duel.guide.agent import GuidedAgent, improved_policy
 from duel.guide.search import GNode, Params, expand, reveals, simulate
@@ -87,7 +87,7 @@ def test_a_chance_node_only_where_cards_are_revealed() -> None:
             if state.step != PLAY_CARD:
                 continue
             for move in state.legal_moves():
-                if move.kind not in (CONSTRUCT_BUILDING, DISCARD):
+                if move.kind not in (MoveKind.CONSTRUCT_BUILDING, MoveKind.DISCARD):
                     continue
                 after = state.clone()
                 after.play(move)

@@ -45,3 +45,17 @@ def great_library_choice() -> tuple[GameState, dict[str, Any]]:
     view["tokensUnavailable"] = [TOKEN_NAMES[t] for t in state.deal.tokens_box]
     assert set(view["tokensFromUnavailable"]) < set(view["tokensUnavailable"])
     return state, view
+
+
+def after_great_library_choice(pick: int = 0) -> tuple[GameState, dict[str, Any]]:
+    """The game of :func:`great_library_choice` once player 1 has taken its `pick`-th token,
+    and its view as the origin server's test fixtures have it: `tokensFromUnavailable` still
+    lists the three drawn tokens (the chosen one is now in player 1's city) and
+    `tokensUnavailable` the five dealt to the box."""
+    chooser, drawn = great_library_choice()
+    state = chooser.apply(chooser.legal_moves()[pick])
+    view = seat_view(state)
+    view["tokensFromUnavailable"] = list(drawn["tokensFromUnavailable"])
+    view["tokensUnavailable"] = [TOKEN_NAMES[t] for t in state.deal.tokens_box]
+    assert state.step_name != "CHOOSE_PROGRESS_TOKEN_FROM_DISCARD"
+    return state, view

@@ -7,8 +7,8 @@ from pathlib import Path
 from helpers.recorded_games import record_game
 
 from duel.analysis import Settings
-from duel.suites.extract import extract
-from duel.suites.suite import Suite, write
+from duel.grading.positions.extract import extract
+from duel.grading.positions.suite import Suite, write
 
 FAST = Settings(iterations=30)
 

@@ -13,7 +13,7 @@ import pytest
 from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
 
 from duel.agents.llm.local import LocalServer
-from duel.bench_local import bench_local, candidate_spec, positions, quotas, table
+from duel.bench.local import bench_local, candidate_spec, positions, quotas, table
 from duel.errors import SpecError
 
 
@@ -57,6 +57,7 @@ class StandInServer:
         self.process = None
         self.settings: dict[str, str] = {}
         self.stops = 0
+        self.calls = 0
 
     def ensure_started(self) -> str:
         return self.url

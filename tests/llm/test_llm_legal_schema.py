@@ -104,13 +104,6 @@ def test_no_legal_moves_is_an_error() -> None:
         legal_move_schema([])
 
 
-def test_llama_cpp_turns_the_schema_into_a_grammar() -> None:
-    grammar = pytest.importorskip("llama_cpp.llama_grammar")
-    state = random_game_states(5)[25]
-    gbnf = grammar.json_schema_to_gbnf(json.dumps(legal_move_schema(state.legal_moves())))
-    assert gbnf.count('"\\"CONSTRUCT_BUILDING\\""') == 1 and "root ::=" in gbnf
-
-
 def first_admitted(schema: dict[str, Any]) -> dict[str, Any]:
     """A move the schema admits: the first value of each field of its first branch."""
     branch = schema.get("anyOf", [schema])[0]

@@ -1,10 +1,14 @@
-"""llm:local without the model: joining and checking the chunks, and starting and stopping the
-server process on a free loopback port (a stand-in server answers where llama.cpp's would)."""
+"""llm:local without the model: joining and checking the chunks, starting and stopping the
+server process on a free loopback port (a stand-in server answers where llama.cpp's would), the
+status line's word while it starts, and the cached tokens llama.cpp reports."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import json
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -58,6 +62,7 @@ class StandIn(LocalServer):
         self.root = root
         self.exit_at_once = exit_at_once
         self.log_path = root / "server.log"
+        self.timing_path = root / "local-start.json"
         self.commands: list[list[str]] = []
 
     def check_installed(self) -> None:
@@ -84,12 +89,10 @@ def test_the_server_starts_on_a_free_loopback_port_and_stops(tmp_path: Path) -> 
         with urllib.request.urlopen(url + "/models", timeout=5) as resp:
             assert b"local" in resp.read()
         cmd = server.commands[0]
-        assert cmd[1:3] == ["-m", "llama_cpp.server"]
+        assert cmd[1:3] == ["-m", "duel.agents.llm.xserver"]
         assert cmd[cmd.index("--host") + 1] == "127.0.0.1"
         assert cmd[cmd.index("--port") + 1] == str(server.port)
         assert cmd[cmd.index("--model_alias") + 1] == "local"
-        # the logits of every prompt token are not kept: only logprobs would need them
-        assert cmd[cmd.index("--logits_all") + 1] == "false"
         # small batches and flash attention: what read a turn fastest on the 2-core CPU
         assert cmd[cmd.index("--n_batch") + 1] == cmd[cmd.index("--n_ubatch") + 1] == "128"
         assert cmd[cmd.index("--flash_attn") + 1] == "true"
@@ -148,3 +151,75 @@ def test_other_providers_keep_the_baseline_and_unconstrained_output(
                  "llm:compat:m@http://127.0.0.1:9/v1,constrain=legal,mode=text"):
         with pytest.raises(SpecError, match="constrain=legal needs"):
             make_agent(spec)
+
+
+def test_the_status_line_says_the_model_is_starting_and_how_long_it_took_last_time(
+        tmp_path: Path) -> None:
+    server = StandIn(tmp_path)
+    server.timing_path.write_text(json.dumps({"seconds": 42.4}))
+    server.starting_since = time.monotonic()  # as during ensure_started
+    assert server.status_note() == "starting the local model, ~42 s"
+    server.starting_since = None
+    try:
+        server.ensure_started(timeout=30)
+        took = server.expected_start()
+        assert 0 < took < 30  # this start's time, for the next status line
+        server.calls = 1  # the first request reads the rules text
+        assert server.status_note() is not None and "once" in server.status_note()  # type: ignore[operator]
+        server.calls = 2
+        assert server.status_note() is None
+    finally:
+        server.stop()
+
+
+def test_the_line_shows_a_provider_s_note() -> None:
+    from io import StringIO
+
+    from duel.cli.status import StatusLine
+
+    now = [100.0]
+    line = StatusLine(StringIO(), clock=lambda: now[0], width=200)
+    note = ["starting the local model, ~4 s"]
+    line.update("player 1 (llm:local)", {"event": "start", "attempt": 1, "started": 100.0,
+                                         "note": lambda: note[0]})
+    now[0] = 102.0
+    assert line.text() == "player 1 (llm:local): starting the local model, ~4 s (2 s so far)"
+    note[0] = "the first move reads the rules once"
+    assert line.text() == ("player 1 (llm:local): thinking, attempt 1, 2 s (the first move "
+                           "reads the rules once)")
+
+
+def test_llama_cpp_s_cached_tokens_are_read_from_its_timings() -> None:
+    """llama.cpp's server says what it reused from its cache; builds without
+    `prompt_tokens_details` say it in `timings.cache_n`."""
+    from helpers.fake_llm_server import FakeLLMServer, openai_reply
+
+    from duel.agents.llm.providers import OpenAIProvider
+
+    with_details = openai_reply(content="{}", prompt_tokens=4459, cached=3810)
+    older = openai_reply(content="{}", prompt_tokens=4459)
+    del older.body["usage"]["prompt_tokens_details"]
+    older.body["timings"] = {"cache_n": 3810, "prompt_n": 649}
+    with FakeLLMServer() as fake:
+        fake.script.extend([with_details, older])
+        provider = OpenAIProvider("local", "local", "sk-local", fake.url + "/v1", "json_object")
+
+        async def ask() -> list[int]:
+            try:
+                return [(await provider.complete("s", [{"role": "user", "content": "u"}], 10,
+                                                 None)).cached_tokens for _ in range(2)]
+            finally:
+                await provider.close()
+
+        assert asyncio.run(ask()) == [3810, 3810]
+
+
+def test_the_server_process_reads_its_settings() -> None:
+    pytest.importorskip("xllamacpp")
+    from duel.agents.llm.xserver import params_of, parser
+
+    args = parser().parse_args(["--model", "m.gguf", "--port", "8123", "--n_threads", "2",
+                                "--n_batch", "128", "--n_ubatch", "128", "--flash_attn", "true"])
+    p = params_of(args)
+    assert p.model.path == "m.gguf" and p.port == 8123 and p.hostnames == ["127.0.0.1"]  # type: ignore[attr-defined]
+    assert (p.n_batch, p.n_ubatch, int(p.flash_attn_type), p.cache_prompt) == (128, 128, 1, True)  # type: ignore[attr-defined]

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pytest
 
 from duel.agents import make_agent
-from duel.agents.llm.agent import EMPTY, ILLEGAL, OK, SCHEMA, TRUNCATED, UNPARSABLE
+from duel.agents.attempts import Category
 from duel.agents.llm.local import MODEL_SHA256, LocalServer, assemble_model, sha256_file
-from duel.bench_local import positions
+from duel.bench.local import positions
 from duel.engine import new_game
 from duel.engine.perspective import Perspective
 from duel.errors import LLMConfigError
@@ -66,16 +66,18 @@ def test_local_model_decides_moves_of_the_prompt_s_shape_through_the_sdk() -> No
     assert ok, "the local server answered no call"
     assert all(c["input_tokens"] > 3500 for c in ok)  # the local rules text was sent
     # every answer the server gave was read: a move in the prompt's format, or a named failure
-    assert all(c["category"] in {OK, TRUNCATED, EMPTY, UNPARSABLE, SCHEMA, ILLEGAL}
+    assert all(c["category"] in {Category.OK, Category.TRUNCATED, Category.EMPTY,
+                                   Category.UNPARSABLE, Category.SCHEMA, Category.ILLEGAL}
                for c in ok), [c["category"] for c in ok]
 
 
 def test_the_local_prompt_fits_its_budget_in_the_models_own_tokens() -> None:
-    from llama_cpp import Llama
+    import httpx
 
-    llm = Llama(model_path=str(assemble_model()), vocab_only=True, verbose=False)
-    count = len(llm.tokenize(get_variant("local").system.encode(), add_bos=False))
-    assert 3000 < count < 4000  # the baseline is ~10,900
+    url = LocalServer.shared().ensure_started().removesuffix("/v1")  # llama.cpp's /tokenize
+    tokens = httpx.post(url + "/tokenize", json={"content": get_variant("local").system},
+                        timeout=60).json()["tokens"]
+    assert 3000 < len(tokens) < 4000  # the baseline is ~10,900
 
 
 def test_the_default_local_seat_answers_legal_moves_at_the_first_try() -> None:

@@ -15,7 +15,7 @@ from pettingzoo.test import api_test, seed_test  # type: ignore[import-untyped]
 
 from duel.agents.base import Decision
 from duel.engine import InfoSet, Move, new_game, seat_view, swap_move
-from duel.engine.moves import CHOOSE_STARTING_PLAYER
+from duel.engine.moves import MoveKind
 from duel.engine.perspective import Perspective
 from duel.engine.state import GameState
 from duel.rl.encoding import A_START, N_ACTIONS, action_of, encode_view, move_of
@@ -307,7 +307,7 @@ def test_shaping_adds_the_score_margin() -> None:
 
 def test_moves_are_true_labels_inside_the_env() -> None:
     # A learner in seat 1 sees itself as player2; its "start myself" must start seat 1.
-    assert swap_move(move_of(A_START + 1)) == Move(CHOOSE_STARTING_PLAYER, player_number=1)
+    assert swap_move(move_of(A_START + 1)) == Move(MoveKind.CHOOSE_STARTING_PLAYER, player_number=1)
 
 
 class Resigner:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import legal, manager, stored_moves
-from server_helpers import bearer, create, move_body
+from helpers.play_helpers import legal, manager, stored_moves
+from helpers.server_helpers import bearer, create, move_body
 
 
 @pytest.mark.parametrize("method,path", [

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, live, manager, play_out
-from server_helpers import TEST_AGENTS, GatedAgent, bearer, create, wait_until
+from helpers.play_helpers import WAIT, live, manager, play_out
+from helpers.server_helpers import TEST_AGENTS, GatedAgent, bearer, create, from_address, wait_until
 
 from duel.engine import Perspective, new_game
 from duel.errors import BusyError
@@ -113,10 +113,14 @@ def test_agents_move_past_the_caller_s_share_is_429_but_others_go_on(capped: Tes
         r = capped.post("/agents/move", json={"agent": "rule", "state": state})
         assert r.status_code == 429 and r.headers["retry-after"] == "1", r.text
         assert "busy" in r.json()["detail"]
-        # A caller holding a seat is another caller, with its own share.
+        # A seat token from the same address adds no share (tokens are free to make) ...
         code, tokens = create(capped, "external", "external", seed=3)
         r = capped.post("/agents/move", json={"agent": "rule", "state": state},
                         headers=bearer(tokens["1"]))
+        assert r.status_code == 429, r.text
+        # ... another address has its own.
+        with from_address(capped, "192.0.2.5"):
+            r = capped.post("/agents/move", json={"agent": "rule", "state": state})
         assert r.status_code == 200, r.text
     finally:
         gate.set()

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from live_server import Server
+from helpers.live_server import Server
 
 from server.connections import MAX_HEAD
 
@@ -89,7 +89,7 @@ def request(sock: socket.socket, head: bytes) -> bytes:
 
 def test_a_client_trickling_its_headers_is_cut_off(server: Server) -> None:
     with connect(server) as sock:
-        took, got = trickle(sock, b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: x\r\nX-Slow: "
+        took, got = trickle(sock, b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
                             + b"a" * MAX_BYTES)
     assert took is not None, "the server kept a trickling client for 10 s"
     assert took < 4, took
@@ -105,9 +105,9 @@ def test_a_connection_that_sends_nothing_is_closed(server: Server) -> None:
 
 def test_the_next_request_on_a_kept_alive_connection_is_timed_too(server: Server) -> None:
     with connect(server) as sock:
-        head = request(sock, b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: x\r\n\r\n")
+        head = request(sock, b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 404")
-        took, _ = trickle(sock, b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: x\r\nX-Slow: "
+        took, _ = trickle(sock, b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
                           + b"a" * MAX_BYTES)
     assert took is not None and took < 4, took
 
@@ -115,8 +115,8 @@ def test_the_next_request_on_a_kept_alive_connection_is_timed_too(server: Server
 def test_a_client_trickling_its_body_gets_408_and_is_cut_off(server: Server) -> None:
     body = b'{"player1": "external", "player2": "external"}'
     with connect(server) as sock:
-        sock.sendall(b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: %d\r\n\r\n" % len(body))
+        sock.sendall(b"POST /games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body))
         took, got = trickle(sock, body)
     assert took is not None and took < 4, took
     assert got.startswith(b"HTTP/1.1 408"), got[:200]
@@ -125,7 +125,7 @@ def test_a_client_trickling_its_body_gets_408_and_is_cut_off(server: Server) -> 
 
 def test_an_idle_connection_is_closed(server: Server) -> None:
     with connect(server) as sock:
-        request(sock, b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: x\r\n\r\n")
+        request(sock, b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         start = time.monotonic()
         closed, _ = closed_within(sock, 10)
     assert closed and time.monotonic() - start < 6
@@ -134,7 +134,7 @@ def test_an_idle_connection_is_closed(server: Server) -> None:
 def test_a_whole_request_sent_at_once_is_served(server: Server) -> None:
     body = b'{"player1": "external", "player2": "external"}'
     with connect(server) as sock:
-        head = request(sock, b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: "
+        head = request(sock, b"POST /games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
                        b"application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
     assert head.startswith(b"HTTP/1.1 201"), head
 
@@ -145,7 +145,7 @@ def test_a_head_over_the_limit_is_refused_and_the_connection_closed(server: Serv
     # client must not make the server buffer headers without end). h11 answers 400 (its
     # limit on an incomplete event), httptools, which sets no limit of its own, 431.
     with connect(server) as sock:
-        sock.sendall(b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: x\r\nX-Big: "
+        sock.sendall(b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: "
                      + b"a" * (MAX_HEAD + 1))
         closed, got = closed_within(sock, 0.5)
         if not closed:
@@ -162,6 +162,6 @@ def test_a_head_over_the_limit_is_refused_and_the_connection_closed(server: Serv
 
 def test_a_head_just_under_the_limit_is_served(server: Server) -> None:
     with connect(server) as sock:
-        head = request(sock, b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: x\r\nX-Big: "
+        head = request(sock, b"GET /games/NOSUCHGAME HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: "
                        + b"a" * (MAX_HEAD - 200) + b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 404"), head[:200]

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import live, manager, play, stored_moves
-from server_helpers import assert_valid_state, bearer, create
+from helpers.play_helpers import live, manager, play, stored_moves
+from helpers.server_helpers import assert_valid_state, bearer, create
 
 from duel.engine import Deal, new_game
 from duel.engine.codes import CODE_ALPHABET

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, live, manager, stored_moves
-from server_helpers import TEST_AGENTS, GatedAgent, HangingAgent, create, wait_until
+from helpers.play_helpers import WAIT, live, manager, stored_moves
+from helpers.server_helpers import TEST_AGENTS, GatedAgent, HangingAgent, create, wait_until
 
 from duel.agents.spec import make_agent
 from duel.engine import Perspective, new_game

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, live, manager, play, play_out, states_by_ply
-from server_helpers import assert_no_leak, assert_valid_state, create, parse_sse, wait_until
+from helpers.play_helpers import WAIT, live, manager, play, play_out, states_by_ply
+from helpers.server_helpers import assert_no_leak, assert_valid_state, create, parse_sse, wait_until
 
 from duel.engine import GameState, Perspective, Seat
 from server.live import LiveGame

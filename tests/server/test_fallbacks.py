@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, legal, live, play_out, stored_moves, wait_turn
-from server_helpers import (
+from helpers.play_helpers import WAIT, legal, live, play_out, stored_moves, wait_turn
+from helpers.server_helpers import (
+    ManualClock,
     assert_valid_state,
     bearer,
     check_transcript,
@@ -34,35 +35,41 @@ def llm_client(db: str) -> Iterator[TestClient]:
         yield c
 
 
-def test_slow_external_seat_gets_a_random_move(client: TestClient) -> None:
-    code, tokens = create(client, "external", "rule", seed=15, time_per_move=1.0,
-                          fallback="random")
-    # Seat 1 sleeps through its first pick; the clock picks for it, then the rule seat picks
-    # twice (the draft goes 1, 2, 2, 1).
-    wait_until(lambda: len(stored_moves(client, code)) >= 3, WAIT, "a timed-out move")
-    first = stored_moves(client, code)[0]
-    assert first.seat.player == 1
-    assert first.details == {"fallback": "random", "timeout": True}
-    assert not live(client, code).over
-    # The bot is back: a stale ply (the move the clock made for it) is refused, a move in
-    # time is played as sent.
-    for _attempt in range(3):
+def test_slow_external_seat_gets_a_random_move(db: str) -> None:
+    """The seat's clock is the test's: it strikes when the test says, so whether the bot or
+    the clock moves first is decided, never raced."""
+    clock = ManualClock()
+    with TestClient(create_app(db, sleep=clock.sleep)) as client:
+        code, tokens = create(client, "external", "rule", seed=15, time_per_move=1.0,
+                              fallback="random")
+        # Seat 1 sleeps through its first pick: its clock strikes and picks for it, then the
+        # rule seat picks twice (the draft goes 1, 2, 2, 1).
+        wait_until(lambda: clock.pending() == 1, WAIT, "the seat's clock")
+        clock.strike()
+        wait_until(lambda: len(stored_moves(client, code)) >= 3, WAIT, "a timed-out move")
+        first = stored_moves(client, code)[0]
+        assert first.seat.player == 1
+        assert first.details == {"fallback": "random", "timeout": True}
+        assert not live(client, code).over
+        # The bot is back: a stale ply (the move the clock made for it) is refused, a move in
+        # time is played as sent (its clock waits for the test).
         m = wait_turn(client, code, tokens["1"])
         stale = client.post(f"/games/{code}/moves", headers=bearer(tokens["1"]),
                             json=move_body(m["moves"][0], m["ply"] - 1))
         assert stale.status_code == 409
         r = client.post(f"/games/{code}/moves", headers=bearer(tokens["1"]),
                         json=move_body(m["moves"][-1], m["ply"]))
-        if r.status_code == 200:
-            break
-        assert r.status_code == 409, r.text  # the clock struck first: try the next turn
-    assert r.status_code == 200, r.text
-    row = stored_moves(client, code)[m["ply"]]
-    assert row.seat.player == 1 and "timeout" not in row.details
-    # Asleep again: the clock keeps playing for it.
-    wait_until(lambda: any(x.seat.player == 1 and x.details.get("timeout")
-                           for x in stored_moves(client, code)[m["ply"] + 1:]),
-               WAIT, "another timed-out move")
+        assert r.status_code == 200, r.text
+        row = stored_moves(client, code)[m["ply"]]
+        assert row.seat.player == 1 and "timeout" not in row.details
+        # Asleep again: at its next turn the clock plays for it.
+        m = wait_turn(client, code, tokens["1"])
+        wait_until(lambda: clock.pending() == 1, WAIT, "the seat's clock")
+        clock.strike()
+        wait_until(lambda: len(stored_moves(client, code)) > m["ply"], WAIT, "the clock's move")
+        again = stored_moves(client, code)[m["ply"]]
+        assert again.seat.player == 1 and again.details == {"fallback": "random",
+                                                             "timeout": True}
 
 
 @pytest.mark.parametrize("external_seat", [1, 2])

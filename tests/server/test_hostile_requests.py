@@ -15,15 +15,15 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from helpers.fake_llm_server import FakeLLMServer, Scripted, error_reply
-from hostile_inputs import (
+from helpers.hostile_inputs import (
     BROKEN_SPECS,
     HOSTILE_AUTH,
     HOSTILE_BODIES,
     HOSTILE_QUERIES,
     hostile_specs,
 )
-from play_helpers import WAIT, live, play_out
-from server_helpers import create, wait_until
+from helpers.play_helpers import WAIT, live, play_out
+from helpers.server_helpers import create, wait_until
 
 from duel.engine import new_game, seat_view
 from duel.errors import LLMConfigError

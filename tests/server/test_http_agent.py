@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from live_server import Server, start
-from play_helpers import live, play
-from server_helpers import bearer, check_transcript, create
+from helpers.live_server import Server, start
+from helpers.play_helpers import live, play
+from helpers.server_helpers import bearer, check_transcript, create
 
 from duel.agents.remote import HTTPAgent
 from duel.agents.spec import make_agent
@@ -172,7 +172,7 @@ def test_a_slow_bot_times_out_and_the_seat_forfeits(
 
 
 def test_nobody_listening_is_a_transport_failure_not_a_crash(tmp_path: Path) -> None:
-    from live_server import free_port
+    from helpers.live_server import free_port
 
     decision, legal = _first_decision(f"http:http://127.0.0.1:{free_port()},fallback=rule")
     assert decision.move in legal
@@ -240,7 +240,7 @@ def test_an_operator_configured_http_seat_plays_a_whole_game(remote: Server, db:
 
 
 def test_an_operator_http_seat_whose_remote_is_down_falls_back(db: str, tmp_path: Path) -> None:
-    from live_server import free_port
+    from helpers.live_server import free_port
 
     url = f"http://127.0.0.1:{free_port()}"
     with TestClient(create_app(db, agents={"bot": f"http:{url},max_attempts=1"})) as c:

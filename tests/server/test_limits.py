@@ -13,15 +13,15 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, live, manager, play, stored_moves
-from server_helpers import GatedAgent, bearer, create, wait_until
+from helpers.play_helpers import WAIT, live, manager, play, stored_moves
+from helpers.server_helpers import GatedAgent, bearer, create, from_address, wait_until
 
 from duel.agents.base import RandomAgent
 from duel.agents.spec import AgentKind, Param
 from duel.engine import Perspective, new_game, seat_view
 from duel.errors import SpecError
-from server.budget import MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, check_budget
 from server.main import MAX_BODY, MAX_BUCKETS, RateLimiter, RedactTokens, create_app
+from server.search_limits import MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, check_budget
 
 
 @pytest.mark.parametrize("path", ["/games", "/games/{code}/moves", "/agents/move"])
@@ -77,17 +77,21 @@ def test_made_up_tokens_do_not_escape_the_rate_limit(db: str) -> None:
         assert statuses == [429, 429]
 
 
-def test_a_seat_token_has_its_own_bucket(db: str) -> None:
-    """Bots behind one address each get their own allowance once they hold a seat."""
+def test_a_seat_token_buys_no_bucket_of_its_own(db: str) -> None:
+    """Seat tokens are free for the asking (`POST /games`), so the allowance is the address's:
+    a token adds none; another address has its own."""
     with TestClient(create_app(db, rate=0.01, burst=4)) as c:
         r = c.post("/games", json={"player1": "external", "player2": "external", "seed": 1})
         assert r.status_code == 201, r.text
         code, tokens = r.json()["code"], r.json()["tokens"]
         assert [c.get(f"/games/{code}").status_code for _ in range(4)] == [200, 200, 200, 429]
         for seat in ("1", "2"):
-            statuses = [c.get(f"/games/{code}/moves", headers=bearer(tokens[seat])).status_code
+            r = c.get(f"/games/{code}/moves", headers=bearer(tokens[seat]))
+            assert r.status_code == 429, seat
+        with from_address(c, "10.0.0.7"):
+            statuses = [c.get(f"/games/{code}/moves", headers=bearer(tokens["1"])).status_code
                         for _ in range(5)]
-            assert statuses == [200, 200, 200, 200, 429], seat
+        assert statuses == [200, 200, 200, 200, 429]
 
 
 def test_the_rate_limiter_forgets_idle_clients() -> None:
@@ -137,7 +141,7 @@ def test_the_budget_is_read_from_any_kind_s_search_parameters(
     kind = AgentKind("deep", "a search (tests)", {"time": Param(float, 0.0, ""),
                                                    "iterations": Param(int, 0, "")},
                      RandomAgent)
-    monkeypatch.setattr("server.budget.kinds", lambda: {"deep": kind})
+    monkeypatch.setattr("server.search_limits.kinds", lambda: {"deep": kind})
     check_budget(f"deep:time={MAX_SECONDS:g}")
     with pytest.raises(SpecError, match=r"deep budget too large \(iterations=200001\)"):
         check_budget(f"deep:iterations={MAX_ITERATIONS + 1}")

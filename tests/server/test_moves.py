@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import (
+from helpers.play_helpers import (
     WAIT,
     expected_moves,
     legal,
@@ -21,7 +21,14 @@ from play_helpers import (
     stored_moves,
     wait_turn,
 )
-from server_helpers import GatedAgent, assert_valid_state, bearer, create, move_body, wait_until
+from helpers.server_helpers import (
+    GatedAgent,
+    assert_valid_state,
+    bearer,
+    create,
+    move_body,
+    wait_until,
+)
 
 from duel.engine import Perspective
 

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from helpers.fake_llm_server import FakeLLMServer, openai_reply
+from helpers.hostile_inputs import hostile_specs
 from helpers.listener import Listener
-from hostile_inputs import hostile_specs
-from play_helpers import WAIT, live, play, stored_moves
-from server_helpers import bearer, create, wait_until
+from helpers.play_helpers import WAIT, live, play, stored_moves
+from helpers.server_helpers import bearer, create, wait_until
 
 from duel.engine import GameState, Perspective, new_game, seat_view
 from server.main import create_app

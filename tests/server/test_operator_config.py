@@ -1,5 +1,6 @@
 """The operator's configuration: `duel serve --agent NAME=SPEC`, `--agents FILE` and
-`--admin-token`; a bad one stops the server at its start with one line and exit 2."""
+`--admin-token-file` (or $DUEL_ADMIN_TOKEN; never the command line); a bad one stops the server
+at its start with one line and exit 2, and so does a log level that would write tokens."""
 
 from __future__ import annotations
 
@@ -97,7 +98,7 @@ def test_the_configured_agents_are_served_by_name(monkeypatch: pytest.MonkeyPatc
     code, err, apps = serve(monkeypatch, "--agents", str(path), "--agent",
                             "deep=mcts:iterations=10", "--db", str(tmp_path / "db.sqlite"))
     assert code == 0 and len(apps) == 1, err
-    with TestClient(apps[0]) as client:
+    with TestClient(apps[0], base_url="http://127.0.0.1:8000") as client:
         offer = {a["name"]: a for a in client.get("/agents").json()["agents"]}
         assert offer["bot"]["operator_only"] is True and offer["deep"]["operator_only"] is False
         body = {"player1": "external", "player2": "bot"}  # (its seat never gets to move)
@@ -111,6 +112,41 @@ def test_serve_help_documents_the_operator_s_options(capsys: pytest.CaptureFixtu
     with pytest.raises(SystemExit):
         main(["serve", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    for needle in ("--agent NAME=SPEC", "--agents FILE", "--admin-token TOKEN",
+    for needle in ("--agent NAME=SPEC", "--agents FILE", "--admin-token-file FILE",
                    "DUEL_ADMIN_TOKEN", "[agents]"):
         assert needle in text, needle
+
+
+def test_the_operator_token_comes_from_a_file_or_the_environment(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Never from argv, which every user of the machine reads (`ps`): `--admin-token` is
+    refused with one line saying where the token goes instead."""
+    monkeypatch.delenv("DUEL_ADMIN_TOKEN", raising=False)
+    db = str(tmp_path / "db.sqlite")
+    code, err, apps = serve(monkeypatch, "--admin-token", "s3cret", "--db", db)
+    assert code == 2 and apps == [] and "--admin-token-file" in err and "s3cret" not in err
+    assert len(err.strip().splitlines()) == 1
+    token = tmp_path / "token"
+    token.write_text("from-a-file\n")
+    code, err, apps = serve(monkeypatch, "--admin-token-file", str(token), "--db", db,
+                            "--agent", "bot=llm:compat:m@http://127.0.0.1:9/v1")
+    assert code == 0, err
+    with TestClient(apps[0], base_url="http://127.0.0.1:8000") as client:
+        body = {"player1": "external", "player2": "bot"}
+        assert client.post("/games", json=body).status_code == 401
+        r = client.post("/games", json=body, headers={"Authorization": "Bearer from-a-file"})
+        assert r.status_code == 201, r.text
+    for bad in (tmp_path, tmp_path / "missing"):
+        code, err, apps = serve(monkeypatch, "--admin-token-file", str(bad), "--db", db)
+        assert code == 2 and apps == [] and err.startswith("duel serve: --admin-token-file")
+    (tmp_path / "empty").write_text("\n")
+    code, err, _ = serve(monkeypatch, "--admin-token-file", str(tmp_path / "empty"), "--db", db)
+    assert code == 2 and "is empty" in err
+
+
+def test_the_trace_log_level_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+                                        ) -> None:
+    """uvicorn's trace level logs every request's headers, tokens included."""
+    code, err, apps = serve(monkeypatch, "--log-level", "trace", "--db",
+                            str(tmp_path / "db.sqlite"))
+    assert code == 2 and apps == [] and "--log-level" in err and "Traceback" not in err

@@ -18,8 +18,8 @@ import httpx
 import pytest
 import uvicorn
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, live, play_out, stored_moves
-from server_helpers import bearer, create, wait_until
+from helpers.play_helpers import WAIT, live, play_out, stored_moves
+from helpers.server_helpers import bearer, create, wait_until
 
 from server.deps import TOKEN_MAX, query_token
 from server.main import RedactTokens, create_app
@@ -171,3 +171,33 @@ def test_a_query_token_over_the_documented_length_is_no_token(client: TestClient
     r = client.get(f"/games/{code}/moves?token=" + "t" * (TOKEN_MAX + 1))
     assert r.status_code == 401, r.text
     assert f"over {TOKEN_MAX} characters" in r.json()["detail"]
+
+
+def test_no_token_reaches_the_log_at_any_level(servers: list[Any], tmp_path: Any) -> None:
+    """A real `duel serve` at its most verbose level allowed (debug; trace is refused): the
+    seat tokens it hands out, sent back in the header and the query, and the operator's token,
+    never appear in its log."""
+    from helpers.live_server import start
+
+    (tmp_path / "admin").write_text("operator-s3cret-token\n")
+    server = start(servers, tmp_path / "db.sqlite", tmp_path, "--admin-token-file",
+                   str(tmp_path / "admin"), "--log-level", "debug")
+    url = server.url
+    created = httpx.post(url + "/games", json={"player1": "external", "player2": "external"},
+                         headers={"Authorization": "Bearer operator-s3cret-token"},
+                         timeout=30).json()
+    code, tokens = created["code"], created["tokens"]
+    for token in tokens.values():
+        httpx.get(f"{url}/games/{code}", headers={"Authorization": f"Bearer {token}"},
+                  timeout=30)
+        httpx.get(f"{url}/games/{code}/moves?token={token}", timeout=30)
+        httpx.get(f"{url}/games/{code}/moves?%74oken={token}", timeout=30)
+        with httpx.stream("GET", f"{url}/games/{code}/events?token={token}", timeout=30) as s:
+            next(s.iter_lines())
+    httpx.get(f"{url}/games/{code}/transcript?partial=true",
+              headers={"Authorization": "Bearer operator-s3cret-token"}, timeout=30)
+    server.stop()
+    log = server.log_path.read_text(errors="replace")
+    assert "GET /games/" in log or "HTTP" in log, log[-2000:]  # the log did get requests
+    for secret in [*tokens.values(), "operator-s3cret-token"]:
+        assert secret not in log

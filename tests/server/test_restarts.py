@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, legal, live, manager, play, play_out, stored_moves
-from server_helpers import (
+from helpers.play_helpers import WAIT, legal, live, manager, play, play_out, stored_moves
+from helpers.server_helpers import (
     BACKENDS,
     TEST_AGENTS,
     GatedAgent,

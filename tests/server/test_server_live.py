@@ -17,8 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from live_server import Server, start
-from server_helpers import assert_valid_state, bearer, check_transcript, move_body, parse_sse
+from helpers.live_server import Server, start
+from helpers.server_helpers import (
+    assert_valid_state,
+    bearer,
+    check_transcript,
+    move_body,
+    parse_sse,
+)
 
 from duel.engine import Move, swap_move
 

@@ -9,7 +9,7 @@ import pytest
 
 from duel.cli import main
 from duel.errors import UsageError
-from server.budget import MAX_SECONDS
+from server.search_limits import MAX_SECONDS
 from server.settings import Limits
 
 

@@ -16,9 +16,9 @@ import httpx
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
-from live_server import Server, start
-from play_helpers import live, manager, play
-from server_helpers import (
+from helpers.live_server import Server, start
+from helpers.play_helpers import live, manager, play
+from helpers.server_helpers import (
     assert_valid_state,
     bearer,
     check_transcript,

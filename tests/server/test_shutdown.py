@@ -12,8 +12,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from live_server import Server, start
-from server_helpers import wait_until
+from helpers.live_server import Server, start
+from helpers.server_helpers import wait_until
 
 from duel.engine import Perspective, new_game
 
@@ -36,6 +36,20 @@ def descendants(pid: int) -> set[int]:
         frontier = {child for child, parent in parents.items() if parent in frontier}
         found |= frontier
     return found
+
+
+def children(pid: int) -> set[int]:
+    """The processes whose parent is `pid`."""
+    out = set()
+    for entry in PROC.iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                out.add(int(entry.name))
+    return out
 
 
 def alive(pid: int) -> bool:
@@ -88,10 +102,14 @@ def test_sigterm_stops_the_server_within_5s_and_the_agent_turn_resumes(
     threads = [threading.Thread(target=f, daemon=True) for f in (ask, listen)]
     for t in threads:
         t.start()
-    # The seat's search and the request's: two worker processes (besides the fork server).
-    workers = wait_until(lambda: len(descendants(server.proc.pid)) >= 3 and
-                         descendants(server.proc.pid), 60, "the searches' worker processes")
-    time.sleep(0.5)
+    # The seat's search and the request's: two worker processes, the fork server's children
+    # (the server's own children are the fork server and multiprocessing's resource tracker).
+    def searching() -> set[int]:
+        below = descendants(server.proc.pid)
+        return below - children(server.proc.pid)
+
+    workers = wait_until(lambda: len(searching()) >= 2 and descendants(server.proc.pid), 60,
+                         "the searches' worker processes")
     assert stored(db, code)[0] == 0 and not asked, "a 30 s search answered early"
 
     start_stop = time.monotonic()

@@ -12,12 +12,13 @@ import time
 from typing import Any
 
 import pytest
-from server_helpers import BACKENDS, wait_until
+from helpers.server_helpers import BACKENDS, wait_until
 
 from duel.engine import Deal, GameState, Result, Seat, new_game, seat_view
 from duel.errors import StoreError
 from duel.records import MoveRecord
-from server.store import _ROW, NEWEST, GameRow, SharedStore, SQLiteStore, Store, open_store
+from server.store import GameRow, SharedStore, SQLiteStore, Store, open_store
+from server.store.rows import NEWEST, ROW_COLUMNS
 
 pytestmark = pytest.mark.parametrize("db", BACKENDS, indirect=True)
 
@@ -115,7 +116,7 @@ def test_the_listing_reads_only_the_newest_rows_through_an_index(db: str, store:
                                                                    ) -> None:
     """The listing's query is answered by walking the creation-time index from its newest
     end and stopping after `limit` rows: no scan and no sort of every stored game."""
-    query = f"SELECT {_ROW} FROM games {NEWEST} LIMIT 100"
+    query = f"SELECT {ROW_COLUMNS} FROM games {NEWEST} LIMIT 100"
     if isinstance(store, SQLiteStore):
         plan = " ".join(str(r[-1]) for r in store._db.execute("EXPLAIN QUERY PLAN " + query))
         assert "USING INDEX games_created" in plan and "TEMP B-TREE" not in plan, plan
@@ -271,9 +272,10 @@ def test_leases_go_to_one_holder_and_pass_on_when_it_stops(db: str, store: Store
         # The creator holds them while it renews; nobody else can take them.
         assert first.renew() == {"Lease001", "Lease002", "Lease003"}
         assert second.claim(10) == []
-        # Its holder stops renewing: once the lease runs out the games with a runner to run
-        # pass to the other store, each once.
-        time.sleep(1.2)
+        # Its holder stops renewing: once the lease runs out (the second store's clock moved
+        # on past it, no wait) the games with a runner to run pass to it, each once.
+        assert second.claim(10) == []
+        second.advance(1.2)
         claimed = second.claim(10)
         assert sorted(claimed) == ["Lease001", "Lease002"]
         assert second.claim(10) == []
@@ -314,7 +316,9 @@ def test_a_runner_s_move_is_stored_only_while_it_holds_the_game(db: str, store: 
         record, after = next_record(state)
         first.append_move("Runner01", record, seat_view(after), False, runner=True)
         state = after
-        time.sleep(1.2)  # the first store stalls: its lease runs out, the second takes over
+        # The first store stalls: its lease runs out (the second's clock moves past it, no
+        # wait), the second takes over.
+        second.advance(1.2)
         assert second.claim(10) == ["Runner01"]
         late, late_after = next_record(state)
         with pytest.raises(StoreError, match="run by another server now"):

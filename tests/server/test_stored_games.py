@@ -10,8 +10,8 @@ import time
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import manager
-from server_helpers import BACKENDS
+from helpers.play_helpers import manager
+from helpers.server_helpers import BACKENDS
 
 from duel.engine import Deal, Result, Seat, new_game, seat_view
 from duel.records import MoveRecord

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from play_helpers import WAIT, legal, live, manager
-from server_helpers import (
+from helpers.play_helpers import WAIT, legal, live, manager
+from helpers.server_helpers import (
     assert_no_leak,
     assert_valid_state,
     bearer,

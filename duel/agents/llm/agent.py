@@ -8,7 +8,9 @@ TRUNCATED (finish reason length), EMPTY, UNPARSABLE (no JSON object), SCHEMA (th
 parser, whose model the structured-output schema is built from), ILLEGAL (the engine's legal
 moves). A failed attempt is answered with the reason in the game's words, and the model is asked
 again. After the last attempt the fallback (`forfeit`, `random` or `rule`) plays, and is
-recorded as such. Every call is recorded.
+recorded as such. Every call is recorded (calls.py). The re-asks, the fallback, the details
+record and the sync `choose` are the attempt policy every outside seat shares (attempts.py);
+this module holds what is the LLM's own: the conversation, the calls and the reply's checks.
 
 Two things happen before an attempt counts, and spend none:
 - a request refused for a parameter duel can change is adapted and sent again (adapt.py);
@@ -24,68 +26,92 @@ import json
 import random
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_base
 
-from duel.agents.base import Decision, RandomAgent
+from duel.agents.attempts import (
+    AskingSeat,
+    AttemptPolicy,
+    Category,
+    ConversationBase,
+    Verdict,
+    Wording,
+)
 from duel.agents.llm import limits, runner
 from duel.agents.llm.accounting import reasoning_label
 from duel.agents.llm.adapt import Settings, adapt, effective, learn
+from duel.agents.llm.calls import LLMCall
 from duel.agents.llm.legal_schema import legal_move_schema
 from duel.agents.llm.models import ANSWER_TOKENS, TRUNCATION_GROWTH
 from duel.agents.llm.prices import cost, price_table
 from duel.agents.llm.providers import Provider, Reply, provider_defaults
 from duel.agents.llm.schema import last_json_object
-from duel.engine import InfoSet, InvalidMoveError, Move
-from duel.engine.moves import (
-    CHOOSE_PROGRESS_TOKEN,
-    CHOOSE_PROGRESS_TOKEN_FROM_DISCARD,
-    CHOOSE_STARTING_PLAYER,
-    CONSTRUCT_BUILDING,
-    CONSTRUCT_FROM_DISCARD,
-    CONSTRUCT_WONDER,
-    DESTROY_CARD,
-    DISCARD,
-    SELECT_WONDER,
-)
-from duel.errors import LLMConfigError, RequestError, TransportError
+from duel.engine import InfoSet, Move
+from duel.engine.moves import MoveKind
+from duel.errors import LLMConfigError, RequestError, SpecError, TransportError
 from duel.prompts import Variant
 
-OK = "OK"
-TRANSPORT = "TRANSPORT"
-TRUNCATED = "TRUNCATED"
-EMPTY = "EMPTY"
-UNPARSABLE = "UNPARSABLE"
-SCHEMA = "SCHEMA"
-ILLEGAL = "ILLEGAL"
-FALLBACKS = ("forfeit", "random", "rule")
 _MAX_RESENDS = 10  # requests per call at most: each refused parameter changes once
 # What the structured output admits: any well-formed move, or exactly this turn's legal moves
 # (the grammar then decides legality, and first-try legality measures nothing about the model).
 CONSTRAINTS = ("shape", "legal")
+# The engine's refusals as the model hears them (and its calls record them).
+WORDING = Wording(malformed="your move is malformed", illegal="that move is not legal")
 
 
-@dataclass
-class _Move:
-    """One decision's record as it grows: its calls, the adaptations it made first, and the
-    output budget (raised while the model reasons past it)."""
+def _limit(budget: int, s: Settings) -> int:
+    """The output limit to send: the budget, within the model's limit."""
+    return min(budget, s.max_output) if s.max_output else budget
 
-    calls: list[dict[str, Any]]
-    adaptations: list[dict[str, str]]
-    budget: int
-    schema: dict[str, Any] | None = None  # the structured output's schema, if not the full one
 
-    @staticmethod
-    def limit_of(budget: int, s: Settings) -> int:
-        return min(budget, s.max_output) if s.max_output else budget
+class _Conversation(ConversationBase):
+    """One decision with the model: the messages so far, the calls and the adaptations they
+    made, and the output budget (raised while the model reasons past it)."""
 
-    def limit(self, s: Settings) -> int:
-        """The output limit to send: the budget, within the model's limit."""
-        return self.limit_of(self.budget, s)
+    key = "llm"
+    wording = WORDING
+
+    def __init__(self, agent: LLMAgent, view: dict[str, Any], legal: list[Move]) -> None:
+        self.agent = agent
+        self.view = view
+        self.legal = legal
+        self.state = InfoSet.from_view(view).sample(random.Random(0))  # prices and reasons only
+        priced = [(m, self.state.price(m)) for m in legal]
+        self.messages: list[dict[str, str]] = [
+            {"role": "user", "content": agent.variant.turn_message(view, priced)}]
+        self.calls: list[LLMCall] = []
+        self.adaptations: list[dict[str, str]] = []
+        self.budget = agent.effective_settings().max_tokens
+        # the structured output's schema, if not the full one
+        self.schema = legal_move_schema(legal) if agent.constrain == "legal" else None
+        self.reply: Reply | None = None
+
+    async def ask(self, attempt: int) -> Verdict | Any | None:
+        reply, failure = await self.agent._call(self.messages, attempt, self)
+        while reply is not None and self.agent._regrow(reply, self):
+            reply, failure = await self.agent._call(self.messages, attempt, self)
+        if reply is None:
+            if failure == "config":
+                raise LLMConfigError(self.calls[-1].error or "")
+            return None  # transport retries exhausted, or the request refused: attempt spent
+        self.reply = reply
+        return self.agent._check(reply, self.budget)
+
+    def refused(self, verdict: Verdict) -> None:
+        said = self.reply.text if self.reply is not None else ""
+        self.messages.append({"role": "assistant", "content": said or "(empty reply)"})
+        self.messages.append({"role": "user", "content": self.agent._reask(
+            verdict.reason, self.legal, str(self.view.get("step", "")))})
+
+    def fields(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        agent = self.agent
+        return {}, {"variant": agent.variant.name, "variant_hash": agent.variant.hash,
+                    "adaptations": self.adaptations, "settings": agent.settings(),
+                    "constrain": agent.constrain}
 
 
 class WaitRetryAfter(wait_base):
@@ -106,7 +132,7 @@ class WaitRetryAfter(wait_base):
         return float(backoff * random.uniform(0.75, 1.0))
 
 
-class LLMAgent:
+class LLMAgent(AskingSeat):
     """`settings`, when given, is everything a call is sent with (spec.py builds it from the
     model table); else `temperature` and `max_tokens` with the provider's defaults.
     `model_reasons`: the model always reasons (the status line says so). `on_status`, when
@@ -120,29 +146,24 @@ class LLMAgent:
                  transport_retries: int = 6, backoff: float = 1.0, concurrency: int = 8,
                  endpoint: str = "", *, settings: Settings | None = None,
                  model_reasons: bool = False, constrain: str = "shape") -> None:
-        if fallback not in FALLBACKS:
-            raise ValueError(f"fallback must be one of {', '.join(FALLBACKS)}")
-        if max_attempts < 1:
-            raise ValueError("max_attempts must be at least 1")
+        self.policy = AttemptPolicy(max_attempts, fallback, "llm")
         if settings is None:
             settings = replace(provider_defaults(provider), temperature=temperature,
                                max_tokens=max_tokens)
         if settings.max_tokens < 1:
-            raise ValueError("max_tokens must be at least 1")
+            raise SpecError("max_tokens must be at least 1")
         if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
+            raise SpecError("concurrency must be at least 1")
         if constrain not in CONSTRAINTS:
-            raise ValueError(f"constrain must be one of {', '.join(CONSTRAINTS)}")
+            raise SpecError(f"constrain must be one of {', '.join(CONSTRAINTS)}")
         if transport_retries < 0 or backoff < 0:
-            raise ValueError("transport_retries and backoff must not be negative")
+            raise SpecError("transport_retries and backoff must not be negative")
         self.prices = price_table()  # read once: a bad DUEL_PRICES file fails here, not mid-game
         self.provider = provider
         self.variant = variant
         self.spec = spec
         self.base_settings = settings
         self.model_reasons = model_reasons
-        self.max_attempts = max_attempts
-        self.fallback = fallback
         self.transport_retries = transport_retries
         self.backoff = backoff
         self.concurrency = concurrency
@@ -171,40 +192,10 @@ class LLMAgent:
         return self.effective_settings().max_tokens
 
     # ------------------------------------------------------------------ a move
-    def choose(self, view: dict[str, Any], legal: Sequence[Move],
-               rng: random.Random) -> Decision:
-        return runner.run(self.achoose(view, legal, rng))
+    def conversation(self, view: dict[str, Any], legal: list[Move]) -> _Conversation:
+        return _Conversation(self, view, legal)
 
-    async def achoose(self, view: dict[str, Any], legal: Sequence[Move],
-                      rng: random.Random) -> Decision:
-        legal = list(legal)
-        state = InfoSet.from_view(view).sample(random.Random(0))  # prices and reasons only
-        priced = [(m, state.price(m)) for m in legal]
-        messages: list[dict[str, str]] = [
-            {"role": "user", "content": self.variant.turn_message(view, priced)}]
-        move = _Move([], [], self.effective_settings().max_tokens,
-                     legal_move_schema(legal) if self.constrain == "legal" else None)
-        for attempt in range(1, self.max_attempts + 1):
-            reply, failure = await self._call(messages, attempt, move)
-            while reply is not None and self._regrow(reply, move):
-                reply, failure = await self._call(messages, attempt, move)
-            if reply is None:
-                if failure == "config":
-                    raise LLMConfigError(move.calls[-1]["error"])
-                # transport retries exhausted, or the request refused: the attempt is spent
-                continue
-            category, move_found, reason = self._check(reply, legal, state, move.budget)
-            move.calls[-1]["category"] = category
-            if reason:
-                move.calls[-1]["error"] = reason
-            if move_found is not None:
-                return Decision(move_found, self._details(move, attempt, None))
-            messages.append({"role": "assistant", "content": reply.text or "(empty reply)"})
-            messages.append({"role": "user",
-                             "content": self._reask(reason, legal, str(view.get("step", "")))})
-        return self._fallback(view, legal, rng, move)
-
-    def _regrow(self, reply: Reply, move: _Move) -> bool:
+    def _regrow(self, reply: Reply, conv: _Conversation) -> bool:
         """A reply cut off while reasoning, under the budget's cap: recorded as TRUNCATED and
         the budget doubled, to ask the same again (no attempt spent). False otherwise."""
         if not reply.truncated or not (reply.reasoning_tokens or reply.thinking
@@ -214,18 +205,18 @@ class LLMAgent:
         cap = s.max_tokens * TRUNCATION_GROWTH
         if s.max_output:
             cap = min(cap, s.max_output)
-        if move.budget >= cap:
+        if conv.budget >= cap:
             return False
-        grown = min(cap, move.budget * 2)
-        move.calls[-1]["category"] = TRUNCATED
-        move.calls[-1]["error"] = (f"cut off at {move.budget} tokens while reasoning "
+        grown = min(cap, conv.budget * 2)
+        conv.calls[-1].category = Category.TRUNCATED.value
+        conv.calls[-1].error = (f"cut off at {conv.budget} tokens while reasoning "
                                    f"({reply.reasoning_tokens} reasoning tokens); asked again "
                                    f"with {grown}")
-        move.budget = grown
+        conv.budget = grown
         return True
 
     async def _call(self, messages: list[dict[str, str]], attempt: int,
-                    move: _Move) -> tuple[Reply | None, str]:
+                    conv: _Conversation) -> tuple[Reply | None, str]:
         """One attempt's call, retrying transport failures (each retry recorded, none of them
         using up an attempt). Returns the reply, or None and why there is none."""
         retrying = AsyncRetrying(
@@ -239,24 +230,28 @@ class LLMAgent:
                 with try_:
                     start = time.perf_counter()
                     try:
-                        reply = await self._send(messages, attempt, move)
+                        reply = await self._send(messages, attempt, conv)
                     except TransportError as exc:
-                        move.calls.append(self._record(attempt, TRANSPORT, None, start, str(exc),
-                                                       move.budget))
+                        conv.calls.append(self._record(attempt, Category.TRANSPORT, None, start,
+                                                       str(exc), conv.budget))
                         raise
-                    move.calls.append(self._record(attempt, OK, reply, start, "", move.budget))
+                    conv.calls.append(self._record(attempt, Category.OK, reply, start, "",
+                                                   conv.budget))
                     return reply, ""
         except TransportError:
             return None, "transport"
         except RequestError as exc:
-            move.calls.append(self._record(attempt, TRANSPORT, None, start, str(exc), move.budget))
+            conv.calls.append(self._record(attempt, Category.TRANSPORT, None, start, str(exc),
+                                           conv.budget))
             return None, "request"
         except LLMConfigError as exc:
-            move.calls.append(self._record(attempt, TRANSPORT, None, start, str(exc), move.budget))
+            conv.calls.append(self._record(attempt, Category.TRANSPORT, None, start, str(exc),
+                                           conv.budget))
             return None, "config"
         return None, "transport"
 
-    async def _send(self, messages: list[dict[str, str]], attempt: int, move: _Move) -> Reply:
+    async def _send(self, messages: list[dict[str, str]], attempt: int,
+                    conv: _Conversation) -> Reply:
         """One request, adapted until the server takes it: each refused parameter is changed
         once (adapt.py), and a change another call of the process made meanwhile is taken up
         without a record. Raises TransportError, RequestError or LLMConfigError."""
@@ -265,7 +260,7 @@ class LLMAgent:
         last = ""
         for _ in range(_MAX_RESENDS):
             s = self.effective_settings()
-            sent = move.limit(s)
+            sent = _limit(conv.budget, s)
             started = time.monotonic()
             self._status("start", attempt, started, s)
             try:
@@ -273,7 +268,7 @@ class LLMAgent:
                 async with sem, limits.slot(f"{self.provider.name}:{self.provider.model}"):
                     return await self.provider.complete(self.variant.system, messages, sent,
                                                         s.temperature, settings=s,
-                                                        schema=move.schema)
+                                                        schema=conv.schema)
             except RequestError as exc:
                 if self.effective_settings() != s:
                     continue  # adapted by another call meanwhile: send with that
@@ -283,7 +278,7 @@ class LLMAgent:
                     raise
                 changes, record = found
                 if learn(self.endpoint, self.provider.model, changes):
-                    move.adaptations.append(record.to_json())
+                    conv.adaptations.append(record.to_json())
                 last = record.reason
             finally:
                 self._status("end", attempt, started, s)
@@ -292,60 +287,52 @@ class LLMAgent:
 
     def _status(self, event: str, attempt: int, started: float, s: Settings) -> None:
         if self.on_status is not None:
+            # A provider may have more to say while it works (the local model starting).
             self.on_status({"event": event, "attempt": attempt, "started": started,
-                            "reasoning": self.model_reasons or s.reasons()})
+                            "reasoning": self.model_reasons or s.reasons(),
+                            "note": getattr(self.provider, "status_note", None)})
 
     def _record(self, attempt: int, category: str, reply: Reply | None, start: float,
-                error: str, budget: int) -> dict[str, Any]:
+                error: str, budget: int) -> LLMCall:
         model = self.provider.model
-        rec: dict[str, Any] = {
-            "provider": self.provider.name, "model": model,
-            "variant": self.variant.name, "variant_hash": self.variant.hash,
-            "attempt": attempt, "category": category,
-            "latency_s": round(time.perf_counter() - start, 3),
-            "input_tokens": 0, "output_tokens": 0, "cached_tokens": 0, "cache_write_tokens": 0,
-            "reasoning_tokens": 0,
+        call = LLMCall(
+            provider=self.provider.name, model=model, variant=self.variant.name,
+            variant_hash=self.variant.hash, attempt=attempt, category=str(category),
+            latency_s=round(time.perf_counter() - start, 3),
+            input_tokens=0, output_tokens=0, cached_tokens=0, cache_write_tokens=0,
+            reasoning_tokens=0,
             # a call that returned nothing costs nothing, if the model has a price at all
-            "cost_usd": cost(model, 0, 0, 0, self.prices),
-            "finish_reason": "", "raw": "", "thinking": "",
-            "max_tokens": _Move.limit_of(budget, self.effective_settings()),
-        }
+            cost_usd=cost(model, 0, 0, 0, self.prices), finish_reason="", raw="", thinking="",
+            max_tokens=_limit(budget, self.effective_settings()), error=error or None)
         if reply is not None:
             # reasoning tokens are inside output_tokens (both providers bill them as output),
             # so they are priced once, as output
-            rec.update(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens,
-                       cached_tokens=reply.cached_tokens,
-                       cache_write_tokens=reply.cache_write_tokens,
-                       reasoning_tokens=reply.reasoning_tokens, thinking=reply.thinking,
-                       finish_reason=reply.finish_reason,
-                       raw=reply.raw if reply.raw is not None else reply.text,
-                       cost_usd=cost(model, reply.input_tokens, reply.output_tokens,
-                                     reply.cached_tokens, self.prices,
-                                     reply.cache_write_tokens))
-        if error:
-            rec["error"] = error
-        return rec
+            call = replace(call, input_tokens=reply.input_tokens,
+                           output_tokens=reply.output_tokens, cached_tokens=reply.cached_tokens,
+                           cache_write_tokens=reply.cache_write_tokens,
+                           reasoning_tokens=reply.reasoning_tokens, thinking=reply.thinking,
+                           finish_reason=reply.finish_reason,
+                           raw=reply.raw if reply.raw is not None else reply.text,
+                           cost_usd=cost(model, reply.input_tokens, reply.output_tokens,
+                                         reply.cached_tokens, self.prices,
+                                         reply.cache_write_tokens))
+        return call
 
-    def _check(self, reply: Reply, legal: list[Move], state: Any, budget: int
-               ) -> tuple[str, Move | None, str]:
-        """Category, the move if it is legal, and the reason in the game's words if not."""
+    def _check(self, reply: Reply, budget: int) -> Verdict | Any:
+        """What only the LLM seat can judge: a reply cut off, empty, or without a JSON object
+        (a Verdict); else the move object, for the attempt policy to judge."""
         if reply.truncated or reply.finish_reason == "length":
-            return TRUNCATED, None, (f"your answer was cut off at {budget} tokens; "
-                                     "answer with the JSON object only")
+            return Verdict(Category.TRUNCATED, None, f"your answer was cut off at {budget} "
+                                                     "tokens; answer with the JSON object only")
         obj = reply.structured
         if obj is None:
             if not reply.text.strip():
-                return EMPTY, None, "your answer was empty"
+                return Verdict(Category.EMPTY, None, "your answer was empty")
             obj = last_json_object(reply.text)
             if obj is None:
-                return UNPARSABLE, None, "your answer contained no JSON object"
-        try:
-            move = Move.from_json(obj)
-        except InvalidMoveError as exc:
-            return SCHEMA, None, f"your move is malformed: {exc}"
-        if move not in legal:
-            return ILLEGAL, None, f"that move is not legal: {state.why_illegal(move)}"
-        return OK, move, ""
+                return Verdict(Category.UNPARSABLE, None,
+                               "your answer contained no JSON object")
+        return obj
 
     def _reask(self, reason: str, legal: list[Move], step: str) -> str:
         """The re-ask: why the move was refused, in the game's words, then what is valid now."""
@@ -355,28 +342,6 @@ class LLMAgent:
                 + f"\nFor example: {json.dumps(legal[0].to_json())}\n"
                 'Answer again with only the JSON object {"move": ..., "moveData": {...}}.')
 
-    def _fallback(self, view: dict[str, Any], legal: list[Move], rng: random.Random,
-                  move: _Move) -> Decision:
-        if self.fallback == "forfeit":
-            details = self._details(move, None, "forfeit")
-            return Decision(legal[0], details, forfeit=True)
-        if self.fallback == "rule":
-            from duel.agents.rule_based import RuleAgent
-
-            played = RuleAgent().choose(view, legal, rng).move
-        else:
-            played = RandomAgent().choose(view, legal, rng).move
-        return Decision(played, self._details(move, None, self.fallback))
-
-    def _details(self, move: _Move, legal_at: int | None,
-                 fallback: str | None) -> dict[str, Any]:
-        calls = move.calls
-        return {"llm": {"calls": calls, "attempts": max((c["attempt"] for c in calls), default=0),
-                        "legal_at_attempt": legal_at, "fallback": fallback,
-                        "variant": self.variant.name, "variant_hash": self.variant.hash,
-                        "adaptations": move.adaptations, "settings": self.settings(),
-                        "constrain": self.constrain}}
-
 
 def valid_moves(legal: list[Move]) -> list[str]:
     """The legal moves, one line per move kind, naming the valid slots and names."""
@@ -385,21 +350,22 @@ def valid_moves(legal: list[Move]) -> list[str]:
         groups[m.kind].append(m)
     lines = []
     for kind, moves in groups.items():
-        if kind in (CONSTRUCT_BUILDING, DISCARD):
+        if kind in (MoveKind.CONSTRUCT_BUILDING, MoveKind.DISCARD):
             lines.append(f"{kind} with cardIndex {', '.join(str(m.card_index) for m in moves)}")
-        elif kind == CONSTRUCT_WONDER:
+        elif kind == MoveKind.CONSTRUCT_WONDER:
             slots: dict[str, list[int]] = defaultdict(list)
             for m in moves:
                 slots[m.wonder].append(m.card_index)
             lines.append(f"{kind} with wonder " + "; ".join(
                 f"{w} (cardIndex {', '.join(map(str, s))})" for w, s in slots.items()))
-        elif kind == SELECT_WONDER:
+        elif kind == MoveKind.SELECT_WONDER:
             lines.append(f"{kind} with wonder {', '.join(m.wonder for m in moves)}")
-        elif kind in (CHOOSE_PROGRESS_TOKEN, CHOOSE_PROGRESS_TOKEN_FROM_DISCARD):
+        elif kind in (MoveKind.CHOOSE_PROGRESS_TOKEN,
+                      MoveKind.CHOOSE_PROGRESS_TOKEN_FROM_DISCARD):
             lines.append(f"{kind} with progressToken {', '.join(m.token for m in moves)}")
-        elif kind in (DESTROY_CARD, CONSTRUCT_FROM_DISCARD):
+        elif kind in (MoveKind.DESTROY_CARD, MoveKind.CONSTRUCT_FROM_DISCARD):
             lines.append(f"{kind} with cardName {', '.join(m.card_name for m in moves)}")
-        elif kind == CHOOSE_STARTING_PLAYER:
+        elif kind == MoveKind.CHOOSE_STARTING_PLAYER:
             lines.append(f"{kind} with playerNumber "
                          f"{' or '.join(str(m.player_number) for m in moves)}")
         else:  # pragma: no cover - every kind is listed above

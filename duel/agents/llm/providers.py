@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from duel.agents.llm.adapt import MODES, Settings
 from duel.agents.llm.models import ANSWER_TOKENS
 from duel.agents.llm.schema import structured_schema
-from duel.errors import LLMConfigError, RequestError, TransportError
+from duel.errors import LLMConfigError, RequestError, SpecError, TransportError
 
 TOOL_NAME = "play_move"
 TOOL_DESCRIPTION = "Play your move in 7 Wonders Duel."
@@ -154,7 +154,7 @@ class OpenAIProvider:
         import openai
 
         if mode not in MODES:
-            raise ValueError("mode must be json_schema, tool, json_object or text")
+            raise SpecError("mode must be json_schema, tool, json_object or text")
         self.name = name
         self.model = model
         self.mode = mode
@@ -233,6 +233,12 @@ class OpenAIProvider:
         details = getattr(usage, "prompt_tokens_details", None) if usage else None
         if details is not None:
             cached = details.cached_tokens or 0
+        if not cached:
+            # llama.cpp's server says what it reused from its prompt cache in `timings`
+            # (older builds, before prompt_tokens_details).
+            timings = (getattr(resp, "model_extra", None) or {}).get("timings")
+            if isinstance(timings, dict) and isinstance(timings.get("cache_n"), int):
+                cached = timings["cache_n"]
         out_details = getattr(usage, "completion_tokens_details", None) if usage else None
         if out_details is not None:
             reasoning = getattr(out_details, "reasoning_tokens", None) or 0

@@ -1,0 +1,1 @@
+"""Benchmarks (`duel bench WHAT`): figures for closing notes, never timed tests."""

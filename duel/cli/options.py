@@ -1,0 +1,80 @@
+"""What several commands share: their options, declared once (the runs' `--jobs`, `--ray`,
+`--llm-limit`, `--no-progress`; `--budget-usd`; `--seed`; `--out`), how they are read, and the
+JSON printer."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from duel.errors import UsageError
+from duel.util.numbers import integer, real, seed
+
+__all__ = ["RunOptions", "add_budget", "add_out", "add_run_options", "add_seed", "dump",
+           "integer", "real", "run_options", "seed"]
+
+
+def dump(obj: Any) -> None:
+    """`obj` as indented JSON on standard output."""
+    json.dump(obj, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+def add_seed(p: argparse.ArgumentParser, default: int | None = 0, what: str = "") -> None:
+    p.add_argument("--seed", type=seed, default=default,
+                   help=what or ("the seed (default random)" if default is None else None))
+
+
+def add_out(p: argparse.ArgumentParser, what: str, required: bool = False) -> None:
+    p.add_argument("--out", default=None, required=required, help=what)
+
+
+def add_budget(p: argparse.ArgumentParser, what: str = "the run") -> None:
+    p.add_argument("--budget-usd", type=real, default=None, metavar="X",
+                   help=f"start no game that would take the LLM money {what} spent (earlier "
+                   "runs in --out included) past X dollars; run again with more to resume")
+
+
+def add_run_options(p: argparse.ArgumentParser, jobs_default: int) -> None:
+    """`--jobs`, `--ray ADDRESS`, `--llm-limit` and `--no-progress`: how a many-games command
+    plays its games (duel.runs.campaign)."""
+    p.add_argument("--jobs", type=integer, default=None,
+                   help=f"games at once (default {jobs_default}; with --ray, one per CPU of "
+                   "the cluster)")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="play the games as tasks of a Ray cluster: local (a private instance "
+                   "here), auto (the cluster of this node), ray://HOST:PORT (Ray Client) or a "
+                   "head's HOST:PORT; needs the ray extra")
+    p.add_argument("--llm-limit", default=None, metavar="IN_FLIGHT/PER_MINUTE",
+                   help="with --ray: at most IN_FLIGHT requests at once and PER_MINUTE started "
+                   "per minute to each provider and model, across the whole cluster (e.g. "
+                   "8/500: your API key's limits)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(jobs_default=jobs_default)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The run options as read: `jobs` (0 with --ray: one per CPU of the cluster), `ray`,
+    `llm_limit` (a LimitSpec) and `progress`."""
+
+    jobs: int
+    ray: str | None
+    llm_limit: Any
+    progress: bool
+
+
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """The options `add_run_options` declared, checked (UsageError for `--llm-limit` without
+    `--ray`)."""
+    from duel.agents.llm.limits import LimitSpec
+
+    if args.llm_limit is not None and args.ray is None:
+        raise UsageError("--llm-limit applies only with --ray (a local run's cap is the "
+                         "spec's concurrency)")
+    jobs = args.jobs if args.jobs is not None else (0 if args.ray else args.jobs_default)
+    limit = None if args.llm_limit is None else LimitSpec.parse(args.llm_limit)
+    return RunOptions(jobs, args.ray, limit, not args.no_progress)

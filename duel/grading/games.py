@@ -1,0 +1,487 @@
+"""Grading prompt variants: every variant plays the same deals, from both seats, against the same
+opponent; games are transcripts in DIR (resumable); the report compares each variant with the
+baseline over the same deals (paired bootstrap CI and a permutation test)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from duel.agents.llm.limits import LimitSpec
+from duel.agents.llm.totals import combine
+from duel.agents.spec import make_agent
+from duel.engine import Seat, new_game
+from duel.errors import SpecError, TranscriptError, UsageError
+from duel.grading import quality
+from duel.grading.plots import Bars, Chart, Paired, draw
+from duel.grading.quality import SeatLosses, quality_row, seat_losses
+from duel.grading.sequential import DIFFERENT, LOOK_EVERY, Design, Verdict, decide
+from duel.match import play_match
+from duel.prompts import get_variant
+from duel.runs.budget import Budget, GameCost
+from duel.runs.campaign import Campaign
+from duel.runs.campaign import run as campaign_run
+from duel.runs.schedule import Gate
+from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
+from duel.transcripts import Transcript, TranscriptWriter, read, verified_result
+from duel.util import tables
+from duel.util.files import atomic_write
+
+NULL_VARIANT = "null"
+BASELINE = "baseline"
+DESIGN_FILE = "sequential.json"  # the --until-decided design of a grading folder
+
+
+def variant_spec(model: str, variant: str) -> str:
+    """The model's agent spec with the prompt variant set."""
+    if not model.startswith("llm:"):
+        raise SpecError(f"--model must be an llm: spec, got {model!r}")
+    if "prompt=" in model:
+        raise SpecError("--model must not set prompt=; --variants chooses it")
+    return f"{model},prompt={variant}"
+
+
+def game_path(out: Path, variant: str, seed: int, seat: int) -> Path:
+    return out / "games" / variant / f"deal{seed}-seat{seat}.jsonl"
+
+
+def _finished(path: Path, model: str, variant: str, opponent: str, seat: int) -> bool:
+    """Whether `path` holds a finished game of this very grading run (see :func:`_kept`)."""
+    return _kept(path, model, variant, opponent, seat) is not None
+
+
+def _kept(path: Path, model: str, variant: str, opponent: str, seat: int) -> Transcript | None:
+    """The finished game of this very grading run (the same model spec, opponent spec and
+    prompt text) at `path`, or None. A partial or unreadable file is played again; a finished
+    game of another run is refused, so that a report never mixes two runs' games."""
+    if not path.exists():
+        return None
+    try:
+        t = read(path)
+    except TranscriptError:
+        return None
+    if t.footer is None:
+        return None
+    llm_spec = variant_spec(model, variant).strip()
+    expected = (llm_spec, opponent.strip()) if seat == 1 else (opponent.strip(), llm_spec)
+    players = t.header.get("players", {})
+    found = tuple(players.get(str(s), {}).get("spec") for s in (1, 2))
+    if found != expected:
+        raise SpecError(f"{path} is a game of {found[0]} (player 1) against {found[1]}, not of "
+                        f"{expected[0]} against {expected[1]}: grade into another --out")
+    prompt = players.get(str(seat), {}).get("prompt") or {}
+    now = get_variant(variant).hash
+    if prompt.get("hash") != now:
+        raise SpecError(f"{path} was played with prompt variant {variant} of hash "
+                        f"{prompt.get('hash')}, which is now {now}: grade into another --out")
+    return t
+
+
+def play_one(model: str, variant: str, opponent: str, seed: int, seat: int, out: Path) -> Path:
+    """Play (or keep) one game: the variant's LLM in `seat`, the opponent in the other."""
+    path = game_path(out, variant, seed, seat)
+    if _finished(path, model, variant, opponent, seat):
+        return path
+    llm = make_agent(variant_spec(model, variant))
+    opp = make_agent(opponent)
+    agents = (llm, opp) if seat == 1 else (opp, llm)
+    deal = new_game(seed).deal
+    writer = TranscriptWriter.for_match(path, seed, deal, agents)
+    try:
+        result = play_match(agents[0], agents[1], seed=seed, deal=deal, on_move=writer.record)
+        writer.finish(result.result)
+    finally:
+        writer.close()
+    return path
+
+
+def play_elsewhere(model: str, variant: str, opponent: str, seed: int, seat: int,
+                   out: Path | None = None) -> str:
+    """Play one game (a Ray task, maybe on another machine; `out`, the run's folder there, is
+    not used) and return its transcript's text, for the run's own process to write into its
+    folder."""
+    with tempfile.TemporaryDirectory(prefix="duel-grade-") as tmp:
+        return play_one(model, variant, opponent, seed, seat, Path(tmp)).read_text()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The --until-decided plan of a grading folder: the design, the first deal, the variants."""
+
+    design: Design
+    seed: int
+    names: list[str]
+
+
+@dataclass
+class RunOutcome:
+    """How a grading run ended: lines for the user and the report (the money), and the
+    sequential plan when it ran --until-decided."""
+
+    notes: list[str]
+    plan: Plan | None = None
+
+
+@dataclass(frozen=True)
+class GradeTask:
+    """One game of a grading run: the prompt variant the LLM plays, the deal's seed and the
+    LLM's seat (1 or 2)."""
+
+    variant: str
+    seed: int
+    seat: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"variant": self.variant, "seed": self.seed, "seat": self.seat}
+
+    @staticmethod
+    def from_json(obj: dict[str, Any]) -> GradeTask:
+        return GradeTask(str(obj["variant"]), int(obj["seed"]), int(obj["seat"]))
+
+
+def run(variants: list[str], model: str, opponent: str, deals: int, out: str, seed: int = 0,
+        jobs: int = 4, progress: bool = True, budget_usd: float | None = None,
+        until_decided: bool = False, look_every: int = LOOK_EVERY, ray: str | None = None,
+        llm_limit: LimitSpec | None = None) -> RunOutcome:
+    """Play every variant's games (deal by deal, in seed order), keeping those already in
+    `out`. `budget_usd`: start no game that would take the money spent past it
+    (duel.runs.budget). `until_decided`: `deals` is the maximum; start no more games of a
+    variant once its sequential test against the baseline has decided, none at all once every
+    variant's has (see duel.grading.sequential). `ray`: play the games as tasks of that Ray
+    cluster (duel.runs.cluster), at most `jobs` at once (0: one per CPU), the LLM's requests
+    under `llm_limit` cluster-wide; each game's transcript comes back here and is written as
+    a local run writes it."""
+    # Every variant is compared with the baseline, and the null variant (the baseline under
+    # another name) shows the noise floor: both are always played.
+    names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
+    agents = []
+    for name in names:
+        get_variant(name)
+        agents.append(make_agent(variant_spec(model, name)))
+    agents.append(make_agent(opponent))
+    folder = Path(out)
+    budget = Budget(budget_usd, str(folder))
+    budget.check_agents(agents)
+    plan = _plan(folder, names, deals, look_every, seed) if until_decided else None
+    tasks = [GradeTask(v, seed + d, seat) for d in range(deals) for v in names
+             for seat in (1, 2)]
+    points: dict[GradeTask, float] = {}  # the LLM's, by game (for the tests)
+    earlier = {}
+    for task in tasks:
+        path = game_path(folder, task.variant, task.seed, task.seat)
+        t = _kept(path, model, task.variant, opponent, task.seat)
+        if t is not None:
+            earlier[task] = GameCost.of_moves(m.get("details", {}) for m in t.moves)
+            if plan is not None:
+                points[task] = _outcome(path, t).points
+    tests = SequentialTests(plan, points)
+
+    def done(task: GradeTask, result: Path | str) -> GameCost:
+        path = result if isinstance(result, Path) else atomic_write(
+            game_path(folder, task.variant, task.seed, task.seat), result)
+        t = read(path)
+        if plan is not None:
+            tests.add(task, _outcome(path, t).points)
+        return GameCost.of_moves(m.get("details", {}) for m in t.moves)
+
+    campaign = Campaign(play_one, lambda t: (model, t.variant, opponent, t.seed, t.seat, folder),
+                        done, group=lambda t: t.variant, gate=lambda t: tests.gate(t.variant),
+                        remote=play_elsewhere, agents=agents)
+    notes = campaign_run(campaign, tasks, earlier, budget, jobs, progress, ray, llm_limit)
+    return RunOutcome(notes, plan)
+
+
+class SequentialTests:
+    """The sequential tests during a run: which variants still need games."""
+
+    def __init__(self, plan: Plan | None, points: dict[GradeTask, float]) -> None:
+        self.plan = plan
+        self.points = points
+        self.verdicts: dict[str, Verdict] = {}
+        self._update()
+
+    def add(self, task: GradeTask, points: float) -> None:
+        self.points[task] = points
+        self._update()
+
+    def _update(self) -> None:
+        if self.plan is not None:
+            self.verdicts = verdicts(self.plan, self.points)
+
+    def gate(self, variant: str) -> Gate:
+        if self.plan is None:
+            return Gate.START
+        if all(self.verdicts[h].decided for h in holders(self.plan.names)):
+            return Gate.STOP
+        if variant != BASELINE and self.verdicts[variant].decided:
+            return Gate.SKIP
+        return Gate.START
+
+
+def holders(names: list[str]) -> list[str]:
+    """The variants whose undecided test keeps an --until-decided run going: every variant
+    but the baseline and the null one, or the null one when there is no other."""
+    real = [n for n in names if n not in (BASELINE, NULL_VARIANT)]
+    return real or [NULL_VARIANT]
+
+
+def paired_diffs(points: dict[GradeTask, float], variant: str, seed: int,
+                 deals: int) -> list[float]:
+    """The per-deal differences in points (variant minus baseline, each the mean over both
+    seats) for the deals seed, seed+1, ... while all four games of each have finished."""
+    diffs = []
+    for s in range(seed, seed + deals):
+        games = [points.get(GradeTask(v, s, seat)) for v in (variant, BASELINE)
+                 for seat in (1, 2)]
+        if any(g is None for g in games):
+            break
+        a, b, c, d = (float(g or 0.0) for g in games)
+        diffs.append((a + b) / 2 - (c + d) / 2)
+    return diffs
+
+
+def verdicts(plan: Plan, points: dict[GradeTask, float]) -> dict[str, Verdict]:
+    """Each variant's sequential test over the finished games (`points` by variant, deal and
+    seat)."""
+    return {v: decide(plan.design, paired_diffs(points, v, plan.seed, plan.design.max_deals))
+            for v in plan.names if v != BASELINE}
+
+
+def _plan(folder: Path, names: list[str], deals: int, look_every: int, seed: int) -> Plan:
+    """The sequential plan of this folder: written by its first --until-decided run, and the
+    same for every later one (another design would spend alpha twice)."""
+    design = Design(deals, look_every, comparisons=len(holders(names)))
+    record = {**design.to_json(), "seed": seed, "variants": names}
+    path = folder / DESIGN_FILE
+    if path.exists():
+        try:
+            before = json.loads(path.read_text())
+        except ValueError:
+            before = None
+        if before != record:
+            raise UsageError(f"{path} records another --until-decided design ({before}); this "
+                             f"run's is {record}: use the same --variants, --deals, --seed and "
+                             "--look-every, or grade into another --out")
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(record) + "\n")
+    return Plan(design, seed, names)
+
+
+@dataclass
+class GameOutcome:
+    variant: str
+    seed: int
+    seat: int
+    points: float  # 1 win, 0.5 shared, 0 loss, for the LLM
+    margin: int  # LLM score minus opponent score
+    totals: dict[str, Any] | None
+    prompt_hash: str | None = None  # the variant's hash when the game was played
+    losses: SeatLosses | None = None  # the LLM seat's analysed decisions (duel.grading.quality)
+
+
+def outcomes(out: str) -> list[GameOutcome]:
+    rows = []
+    for path in sorted(Path(out).glob("games/*/deal*-seat*.jsonl")):
+        try:
+            t = read(path)
+        except TranscriptError:
+            continue  # unreadable: played again by the next run
+        if t.footer is None:
+            continue
+        game = _outcome(path, t)
+        rows.append(replace(game, losses=seat_losses(path, game.seat)))
+    return rows
+
+
+def _outcome(path: Path, t: Transcript) -> GameOutcome:
+    """A finished game of the grading folder; it counts only once the engine reproduces every
+    recorded fact."""
+    variant = path.parent.name
+    seat = Seat.of_player(int(path.stem.split("seat")[1]))
+    try:
+        result = verified_result(t)
+    except TranscriptError as exc:
+        raise TranscriptError(f"{path}: {exc}") from None
+    assert t.footer is not None
+    prompt = t.header["players"][str(seat.player)].get("prompt") or {}
+    return GameOutcome(variant, int(t.header["seed"]), seat.player, result.points(seat),
+                       result.total(seat) - result.total(seat.other),
+                       t.footer["totals"].get(str(seat.player)), prompt.get("hash"))
+
+
+def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[str, Any]]:
+    by_variant: dict[str, list[GameOutcome]] = {}
+    for r in rows:
+        by_variant.setdefault(r.variant, []).append(r)
+    base_by_deal = _per_deal(by_variant.get(baseline, []))
+    analysed = any(r.losses is not None for r in rows)
+    table = []
+    for variant, games in by_variant.items():
+        n = len(games)
+        wins = sum(g.points for g in games)
+        lo, hi = wilson(wins, n)
+        t = combine(g.totals for g in games)
+        row: dict[str, Any] = {
+            "variant": variant, "games": n,
+            "hash": ",".join(sorted({g.prompt_hash or "?" for g in games})),  # as played
+            "reasoning": t["reasoning"],
+            "win_rate": wins / n, "win_ci_low": lo, "win_ci_high": hi,
+            "mean_margin": mean([float(g.margin) for g in games]),
+            **{k: t[k] for k in ("first_try_legal", "legal_after_retries", "mean_attempts",
+                                 "fallbacks", "input_tokens", "output_tokens",
+                                 "reasoning_tokens", "cost_usd")},
+            "latency_per_call_s": t["latency_s"] / t["calls"] if t["calls"] else 0.0,
+        }
+        mine = _per_deal(games)
+        shared = sorted(set(mine) & set(base_by_deal))
+        diffs = [mine[d] - base_by_deal[d] for d in shared]
+        row["paired_deals"] = len(shared)
+        row["diff_vs_baseline"] = mean(diffs)
+        row["diff_ci_low"], row["diff_ci_high"] = bootstrap_ci(diffs)
+        row["p_value"] = paired_permutation_p(diffs)
+        if analysed:
+            row.update(quality_row(_losses(games), _losses(by_variant.get(baseline, []))))
+        table.append(row)
+    order = {baseline: 0, NULL_VARIANT: 1}
+    table.sort(key=lambda r: (order.get(r["variant"], 2), r["variant"]))
+    return table
+
+
+def _losses(games: list[GameOutcome]) -> list[tuple[int, int, SeatLosses | None]]:
+    return [(g.seed, g.seat, g.losses) for g in games]
+
+
+def _per_deal(games: list[GameOutcome]) -> dict[int, float]:
+    """Mean points per deal over the seats played (the pairing unit)."""
+    acc: dict[int, list[float]] = {}
+    for g in games:
+        acc.setdefault(g.seed, []).append(g.points)
+    return {d: mean(v) for d, v in acc.items()}
+
+
+COLUMNS = ["variant", "hash", "reasoning", "games", "win_rate", "win_ci_low", "win_ci_high",
+           "mean_margin", "first_try_legal", "legal_after_retries", "mean_attempts", "fallbacks",
+           "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_per_call_s",
+           "paired_deals", "diff_vs_baseline", "diff_ci_low", "diff_ci_high", "p_value"]
+
+
+def markdown(table: list[dict[str, Any]]) -> str:
+    rows = []
+    for r in table:
+        paired = r["paired_deals"] > 0  # else no deal in common with the baseline
+        rows.append({
+            "variant": r["variant"], "games": r["games"],
+            "win rate (95% CI)": f"{r['win_rate']:.1%} ({r['win_ci_low']:.1%}-"
+                                 f"{r['win_ci_high']:.1%})",
+            "margin": f"{r['mean_margin']:+.1f}",
+            "first-try legal": f"{r['first_try_legal']:.1%}",
+            "legal after retries": f"{r['legal_after_retries']:.1%}",
+            "attempts/move": f"{r['mean_attempts']:.2f}", "fallbacks": r["fallbacks"],
+            "tokens in/out": f"{r['input_tokens']}/{r['output_tokens']}",
+            "reasoning (tokens)": f"{r['reasoning']} ({r['reasoning_tokens']})",
+            "cost": "unknown" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}",
+            "s/call": f"{r['latency_per_call_s']:.2f}",
+            "vs baseline (95% CI)": f"{r['diff_vs_baseline']:+.3f} ({r['diff_ci_low']:+.3f} to "
+                                    f"{r['diff_ci_high']:+.3f})" if paired else "—",
+            "p": f"{r['p_value']:.3f}" if paired else "—"})
+    lines = [tables.markdown(rows)]
+    lines += ["", "Win rate: points per game for the LLM (a shared victory counts half), "
+              "Wilson 95% CI. Legality and attempts are per LLM move; s/call is the mean "
+              "latency of a call. Reasoning: the setting the games were played with "
+              "(reasoning_effort, thinking, or the provider's default) and the reasoning tokens "
+              "spent, which are part of the output tokens. vs baseline: the mean difference in "
+              "points per deal (both seats averaged) over the deals both played, with a paired "
+              "bootstrap 95% CI and a two-sided sign-flip permutation p-value. The null variant "
+              "is the baseline under another name: its difference shows the noise floor."]
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(table: list[dict[str, Any]]) -> str:
+    """The table as CSV; the move-quality columns too when some game was analysed."""
+    analysed = any("analysed_games" in r for r in table)
+    return write_csv(table, COLUMNS + (quality.COLUMNS if analysed else []))
+
+
+def write_csv(table: list[dict[str, Any]], columns: list[str]) -> str:
+    """`columns` of every row of `table` as CSV (a missing or None value is an empty cell)."""
+    return tables.csv_text([{k: r.get(k) for k in columns} for r in table], columns)
+
+
+CHARTS: dict[str, Chart] = {
+    "win_rate.png": Bars("win_rate", "win_ci_low", "win_ci_high", "#4a7ab5",
+                         "win rate (95% CI)", "Win rate by prompt variant", (0, 1)),
+    "vs_baseline.png": Paired("diff_vs_baseline", "diff_ci_low", "diff_ci_high",
+                              "paired_deals", "p_value", "paired difference vs baseline",
+                              "Points per deal minus the baseline's\n"
+                              "(paired bootstrap 95% CI, permutation p)"),
+    "legality.png": None,
+}
+
+
+def plots(table: list[dict[str, Any]], out: Path) -> list[Path]:
+    """The win rate, the paired difference and legality; with analysed games, the mean loss
+    and its paired difference too."""
+    shown = [r for r in table if r.get("analysed_games")]
+    return [*draw(table, out, CHARTS), *(draw(shown, out, quality.CHARTS) if shown else [])]
+
+
+def sequential_section(plan: Plan, rows: list[GameOutcome]) -> str:
+    """The report's account of the stopping rule: the design, where and why the run stopped,
+    and each variant's deciding look, statistic and boundary."""
+    found = verdicts(plan, {GradeTask(r.variant, r.seed, r.seat): r.points for r in rows})
+    open_ = [h for h in holders(plan.names) if not found[h].decided]
+    if not open_:
+        last = max((found[h] for h in holders(plan.names)), key=lambda v: len(v.looks))
+        stop = (f"The run stopped at look {len(last.looks)} ({last.looks[-1].deals} deals): "
+                "every variant's comparison with the baseline is decided. Games that were "
+                "already in flight were finished; they are in the table above but not in the "
+                "test.")
+    else:
+        stop = (f"Undecided: {', '.join(open_)}. The run ended before the test did (a budget, "
+                "an interruption or a failed game); run it again to go on.")
+    lines = ["", "## Stopping rule (--until-decided)", "",
+             f"Design: {plan.design.describe()}. At a look with n complete deals (all four games "
+             "of each, from the first deal on), z is the sum of the n paired differences over "
+             "the square root of the sum of their squares.", "", stop, "",
+             ]
+    table: list[dict[str, str]] = []
+    for v, verdict in found.items():
+        looks = verdict.looks
+        where = f"look {len(looks)}, {looks[-1].deals} deals" if looks else "no look yet"
+        z = f"{looks[-1].z:+.3f}" if looks else "—"
+        bound = f"{looks[-1].boundary:.3f}" if looks else "—"
+        decision = verdict.decision
+        if decision == DIFFERENT:
+            decision += " (better)" if looks[-1].z > 0 else " (worse)"
+        table.append({"variant": v, "decision": decision, "where": where, "z": z,
+                     "boundary": bound, "mean difference": f"{verdict.mean_diff:+.3f}",
+                     "z at each look": ", ".join(f"{x.z:+.2f}" for x in looks) or "—"})
+    lines += [tables.markdown(table), "",
+              "A variant is different from the baseline at the first look where |z| reaches "
+              "the boundary; at the maximum number of deals without that, no difference is "
+              "shown. The null variant is tested at the same per-variant alpha: it is wrongly "
+              "declared different in that share of runs, and never keeps a run going."]
+    return "\n".join(lines) + "\n"
+
+
+def report(out: str, outcome: RunOutcome | None = None) -> tuple[str, list[Path]]:
+    """Write report.md, report.csv and the plots of the grading folder `out`; with the
+    `outcome` of a run, its notes (the money) and its stopping rule's account too."""
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)  # a run stopped before its first game has none
+    rows = outcomes(out)
+    table = summarise(rows)
+    md = markdown(table)
+    if any(r.get("analysed_games") for r in table):
+        md += quality.markdown(table, {r.losses.settings for r in rows if r.losses})
+    if outcome is not None and outcome.plan is not None:
+        md += sequential_section(outcome.plan, rows)
+    if outcome is not None and outcome.notes:
+        md += "\n" + "\n".join(outcome.notes) + "\n"
+    (folder / "report.md").write_text(md)
+    (folder / "report.csv").write_text(to_csv(table))
+    return md, [folder / "report.md", folder / "report.csv", *plots(table, folder)]
