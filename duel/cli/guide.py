@@ -125,8 +125,8 @@ def add_bench_parsers(add: Any) -> None:
 def bench(args: argparse.Namespace) -> int:
     """`duel bench guide`: the network's cost per evaluation on each runtime, and the guided
     search's simulations per second against the ISMCTS's iterations, from the same positions."""
-    from duel.cli.bench_analyser import header
     from duel.bench.guide import bench_guide
+    from duel.cli.bench_analyser import header
 
     header(args)
     r = bench_guide(args.spec, args.seconds)
@@ -144,8 +144,8 @@ def bench(args: argparse.Namespace) -> int:
 def bench_analysers(args: argparse.Namespace) -> int:
     """`duel bench guide-analyser`: today's analyser and the guided one on the same decisions."""
     from duel.analysis.search import DEFAULT_ITERATIONS, Settings
-    from duel.cli.bench_analyser import header
     from duel.bench.guide_analyser import compare, report
+    from duel.cli.bench_analyser import header
     from duel.guide.runtime import load_guide
 
     header(args)
