@@ -26,7 +26,7 @@ from pathlib import Path
 from types import ModuleType
 
 # The hot modules: the rules engine's state, moves and pricing, the information set's sampling,
-# and the search core. Everything they import from duel is either here or plain Python.
+# and the search cores. Everything they import from duel is either here or plain Python.
 COMPILED: tuple[str, ...] = (
     "duel.engine.draws",
     "duel.engine.data",
@@ -42,6 +42,11 @@ COMPILED: tuple[str, ...] = (
     "duel.engine.infoset",
     "duel.engine.playout",
     "duel.agents.mcts",
+    # The guided search's tree, its chance nodes' redeal and the network's features (the
+    # network itself runs in plain Python: duel.guide.runtime).
+    "duel.guide.features",
+    "duel.guide.redeal",
+    "duel.guide.search",
 )
 # mypyc's shared library for the group (its runtime and every module's code).
 GROUP = "duel.compiled"

@@ -178,9 +178,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("duel.errors", "duel.build", "duel.util", "duel"),
     ("duel.engine",),
     ("duel.io", "duel.schemas", "duel.stats", "duel.words", "duel.prompts"),
-    ("duel.agents",),
+    ("duel.agents", "duel.guide"),  # the guided search is an agent (mcts:guide=...)
     ("duel.records", "duel.match", "duel.transcripts"),
-    ("duel.analysis", "duel.runs", "duel.rl", "duel.viewer"),
+    ("duel.analysis", "duel.runs", "duel.rl", "duel.viewer", "duel.guide.train"),
     ("duel.grading", "duel.leaderboard", "server"),
     ("duel.bench", "duel.mcp"),
     ("duel.cli", "duel.api"),

@@ -22,6 +22,18 @@ MCTS_PARAMS = {
                            "(single process); 0: a new tree each move"),
     "workers": Param(int, 1, "root parallelism: processes, each growing a tree with the full "
                              "budget; visits summed"),
+    # The learned guide (duel/guide, docs/guide.md): PUCT with a network's priors and values.
+    "guide": Param(str, "", "a policy-value network guiding the search: default (shipped) or "
+                            "a .onnx path; then c is PUCT's (default 1.5)"),
+    "root": Param(str, "auto", "guide: gumbel (sequential halving), puct, or auto"),
+    "cap": Param(int, 11, "guide: outcomes sampled at most per card reveal (0: no cap)"),
+    "mix": Param(float, 0.3, "guide: weight of a MAST rollout in a leaf's value (0: the "
+                             "network's alone)"),
+    "m": Param(int, 16, "guide, root=gumbel: moves considered at the root"),
+    "noise": Param(float, 1.0, "guide, root=gumbel: scale of the Gumbel noise"),
+    "fpu": Param(float, 0.2, "guide: first-play urgency, how far below its parent an "
+                             "unvisited move counts"),
+    "runtime": Param(str, "numpy", "guide: numpy or onnx (onnxruntime)"),
 }
 
 LLM_PARAMS = {
@@ -62,8 +74,8 @@ RANDOM = AgentKind("random", "uniform over the legal moves",
                    factory="duel.agents.base:RandomAgent")
 RULE = AgentKind("rule", "rule-based priorities (win, block, economy, points, deny)",
                  factory="duel.agents.rule_based:RuleAgent")
-MCTS = AgentKind("mcts", "information-set MCTS", MCTS_PARAMS,
-                 factory="duel.agents.mcts:MCTSAgent")
+MCTS = AgentKind("mcts", "information-set MCTS (guide=MODEL: guided by a learned network)",
+                 MCTS_PARAMS, factory="duel.guide.spec:mcts_agent")
 LLM = AgentKind("llm", "an LLM player: llm:openai:MODEL, llm:anthropic:MODEL, "
                 "llm:openrouter:VENDOR/MODEL, llm:compat:MODEL@URL, llm:local; parameters a "
                 "model refuses are adapted (README: Models)", LLM_PARAMS,

@@ -24,7 +24,7 @@ import re
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations, pairwise
 from pathlib import Path
 from typing import TypeVar
@@ -345,8 +345,7 @@ def stability(games: Sequence[Game], settings: Settings | None = None, other_see
     """Both seats of `games` analysed with `settings` (kept as sidecars) and again with
     `other_seed` (not kept), compared decision by decision."""
     first = settings or Settings()
-    second = Settings(first.iterations, first.time, other_seed, first.c, first.rollout,
-                      first.build_bias)
+    second = replace(first, seed=other_seed)  # every other setting the same (the guide too)
     if second.seed == first.seed:
         raise UsageError(f"the second analysis needs another seed than {first.seed}")
     with _workdir(folder) as work:

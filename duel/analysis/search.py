@@ -38,7 +38,7 @@ import hashlib
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +50,8 @@ from duel.errors import UsageError
 # 90% of the losses at 1000 iterations, 92% at 2000 and 97% at 4000; one seat of a whole game
 # takes 16 s at 4000 with two processes on an idle 2-core machine (target: under 30 s).
 DEFAULT_ITERATIONS = 4000
+# With --guide (duel/guide): measured in docs/guide.md.
+GUIDE_ITERATIONS = 1000
 # Two analyses "agree" on a decision when their losses differ by at most this much.
 STABILITY_TOLERANCE = 0.05
 ROOT_METHOD = "sequential-halving"
@@ -68,6 +70,9 @@ class Settings:
     rollout: str = _AGENT.rollout
     build_bias: float = _AGENT.build_bias
     epsilon: float = _AGENT.epsilon
+    # A learned guide below the root (duel.guide; "default" is the shipped model): PUCT with its
+    # priors and its value at the leaves instead of UCT with rollouts. "" for rollouts.
+    guide: str = ""
 
     def __post_init__(self) -> None:
         if self.iterations < 1:
@@ -84,16 +89,24 @@ class Settings:
         return self.time <= 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"iterations": self.iterations, "time": self.time, "seed": self.seed,
-                "root": ROOT_METHOD, "c": self.c, "rollout": self.rollout,
-                "build_bias": self.build_bias, "epsilon": self.epsilon}
+        out: dict[str, Any] = {"iterations": self.iterations, "time": self.time,
+                               "seed": self.seed, "root": ROOT_METHOD, "c": self.c,
+                               "rollout": self.rollout, "build_bias": self.build_bias,
+                               "epsilon": self.epsilon}
+        if self.guide:
+            from duel.guide.analyse import model_id
+
+            # The model's name and a hash of its weights: a retrained model is another judge.
+            out["guide"] = self.guide
+            out["guide_model"] = model_id(self.guide)
+        return out
 
     @staticmethod
     def from_json(obj: dict[str, Any]) -> Settings:
         # A sidecar from before MAST rollouts has no epsilon; its rollouts never read one.
         return Settings(iterations=obj["iterations"], time=obj["time"], seed=obj["seed"],
                         c=obj["c"], rollout=obj["rollout"], build_bias=obj["build_bias"],
-                        epsilon=obj.get("epsilon", _AGENT.epsilon))
+                        epsilon=obj.get("epsilon", _AGENT.epsilon), guide=obj.get("guide", ""))
 
 
 @dataclass(frozen=True)
@@ -129,21 +142,28 @@ def decision_seed(seed: int, ply: int) -> int:
 
 
 class _Stats:
-    __slots__ = ("node", "squares", "rounds")
+    __slots__ = ("node", "visits", "total", "squares", "rounds")
 
-    def __init__(self, node: Node) -> None:
-        self.node = node
+    def __init__(self, node: Any) -> None:
+        self.node = node  # the move's subtree: an mcts.Node, or a guided search's GNode
+        self.visits = 0
+        self.total = 0.0  # sum of results from the seat's side
         self.squares = 0.0  # sum of squared results, for the standard error
         self.rounds = 0
 
+    def add(self, result: float) -> None:
+        self.visits += 1
+        self.total += result
+        self.squares += result * result
+
     @property
     def mean(self) -> float:
-        n = self.node.visits
-        return self.node.reward / n if n else 0.0
+        n = self.visits
+        return self.total / n if n else 0.0
 
     @property
     def se(self) -> float:
-        n = self.node.visits
+        n = self.visits
         if n < 2:
             return 0.5  # nothing measured: the widest spread a result in [0, 1] can have
         var = (self.squares - n * self.mean ** 2) / (n - 1)
@@ -162,28 +182,42 @@ def evaluate(view: dict[str, Any], legal: Sequence[Move], keep: Move | None,
         raise UsageError(f"the move played, {keep}, is not one of the legal moves")
     info = InfoSet.from_view(view)
     seat = info.template.current
-    root = Node(None, None, -1)
     stats: dict[Move, _Stats] = {}
-    for move in moves:
-        child = Node(move, root, seat)
-        root.children[move] = child
-        stats[move] = _Stats(child)
+    sweep: _Sweep
+    if settings.guide:
+        from duel.guide.analyse import guided_sweep
+
+        sweep = guided_sweep(info, moves, stats, settings, _Stats)
+    else:
+        root = Node(None, None, -1)
+        for move in moves:
+            child = Node(move, root, seat)
+            root.children[move] = child
+            stats[move] = _Stats(child)
+        # The agent's MAST table too, one per decision, learnt from every root move's
+        # iterations.
+        mast = Mast(settings.epsilon) if settings.rollout == "mast" else None
+
+        def sweep(alive: list[Move], rng: random.Random) -> int:
+            return _sweep(info, alive, stats, seat, settings, rng, mast)
+
     rounds = max(1, math.ceil(math.log2(len(moves))))
-    # The agent's MAST table too, one per decision, learnt from every root move's iterations.
-    mast = Mast(settings.epsilon) if settings.rollout == "mast" else None
     with no_cyclic_gc():  # as in the agent's search: the trees are kept to the end anyway
-        done = _rounds(info, moves, keep, stats, seat, settings, rng, rounds, mast)
+        done = _rounds(moves, keep, stats, settings, rng, rounds, sweep)
     # Rounded once, here, so that a sidecar read back holds exactly the figures computed. On a
     # tie (a won position: every move 1.0) the move played ranks first: nothing better existed.
-    values = [MoveValue(m, round(s.mean, 4), round(s.se, 4), s.node.visits, s.rounds)
+    values = [MoveValue(m, round(s.mean, 4), round(s.se, 4), s.visits, s.rounds)
               for m, s in stats.items()]
     values.sort(key=lambda v: (-v.rounds, -v.value, v.move != keep))
     return values, done
 
 
-def _rounds(info: InfoSet, moves: list[Move], keep: Move | None, stats: dict[Move, _Stats],
-            seat: int, settings: Settings, rng: random.Random, rounds: int,
-            mast: Mast | None) -> int:
+# One iteration for each move still in (a fresh sample each); returns the iterations run.
+_Sweep = Callable[[list[Move], random.Random], int]
+
+
+def _rounds(moves: list[Move], keep: Move | None, stats: dict[Move, _Stats],
+            settings: Settings, rng: random.Random, rounds: int, sweep: _Sweep) -> int:
     """Successive halving: each round gives every move still in its share of the budget, then
     keeps the better half (and the move played). Returns the iterations run."""
     alive = list(moves)
@@ -192,12 +226,12 @@ def _rounds(info: InfoSet, moves: list[Move], keep: Move | None, stats: dict[Mov
         if settings.time > 0:
             deadline = time.perf_counter() + settings.time / rounds
             while True:
-                done += _sweep(info, alive, stats, seat, settings, rng, mast)
+                done += sweep(alive, rng)
                 if time.perf_counter() >= deadline:
                     break
         else:
             for _ in range(max(1, settings.iterations // (rounds * len(alive)))):
-                done += _sweep(info, alive, stats, seat, settings, rng, mast)
+                done += sweep(alive, rng)
         for move in alive:
             stats[move].rounds = r + 1
         if r < rounds - 1:
@@ -217,7 +251,6 @@ def _sweep(info: InfoSet, alive: list[Move], stats: dict[Move, _Stats], seat: in
         state = info.sample(rng)
         state.play(move)
         s = stats[move]
-        result = iterate(s.node, state, rng, settings.c, settings.rollout, settings.build_bias,
-                         0.0, mast)[seat]
-        s.squares += result * result
+        s.add(iterate(s.node, state, rng, settings.c, settings.rollout, settings.build_bias,
+                      0.0, mast)[seat])
     return len(alive)

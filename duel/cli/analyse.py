@@ -19,7 +19,7 @@ SEAT_CHOICES = ("1", "2", "both")
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from duel.analysis.search import DEFAULT_ITERATIONS
+    from duel.analysis.search import DEFAULT_ITERATIONS, GUIDE_ITERATIONS
 
     p = sub.add_parser("analyse", help="grade each decision of a transcript with an MCTS "
                        "analyser (sidecar GAME.analysis.json)")
@@ -32,7 +32,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    "ray://HOST:PORT or a head's HOST:PORT); needs the ray extra")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--iterations", type=integer, default=None,
-                        help=f"search iterations per decision (default {DEFAULT_ITERATIONS})")
+                        help=f"search iterations per decision (default {DEFAULT_ITERATIONS}; "
+                        f"with --guide {GUIDE_ITERATIONS})")
     budget.add_argument("--time", type=real, default=None,
                         help="seconds per decision instead (not reproducible)")
     p.add_argument("--jobs", type=integer, default=2, help="processes (default 2)")
@@ -40,20 +41,23 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
     p.add_argument("--force", action="store_true",
                    help="analyse again even if a fresh sidecar with these settings exists")
+    p.add_argument("--guide", nargs="?", const="default", default=None, metavar="MODEL",
+                   help="search below each move with the learned guide (docs/guide.md): the "
+                   "shipped model, or a .onnx file")
     p.set_defaults(func=analyse)
 
 
 def analyse(args: argparse.Namespace) -> int:
     if len(args.file) == 1 and args.ray is None:
         return one(args.file[0], args.seat, args.iterations, args.time, args.jobs, args.seed,
-                   args.json, args.force)
+                   args.json, args.force, args.guide)
     from duel.analysis.many import run_many
 
     if args.json:
         raise UsageError("--json prints one transcript's analysis: give one file, no --ray")
     return run_many(args.file, seats_of(args.seat),
-                    settings_of(args.iterations, args.time, args.seed), args.jobs, args.force,
-                    args.ray)
+                    settings_of(args.iterations, args.time, args.seed, args.guide), args.jobs,
+                    args.force, args.ray)
 
 
 def seats_of(choice: str) -> tuple[int, ...]:
@@ -62,23 +66,29 @@ def seats_of(choice: str) -> tuple[int, ...]:
 
 
 def settings_of(iterations: int | None = None, seconds: float | None = None,
-                seed: int = 0) -> Settings:
-    """The settings the options ask for (None: the default budget); UsageError if bad."""
-    from duel.analysis.search import DEFAULT_ITERATIONS, Settings
+                seed: int = 0, guide: str | None = None) -> Settings:
+    """The settings the options ask for (None: the default budget); UsageError if bad.
+    `guide`: a learned guide's model below the root (duel.guide), checked here."""
+    from duel.analysis.search import DEFAULT_ITERATIONS, GUIDE_ITERATIONS, Settings
 
-    return Settings(iterations=DEFAULT_ITERATIONS if iterations is None else iterations,
-                    time=0.0 if seconds is None else seconds, seed=seed)
+    if guide:
+        from duel.guide.runtime import load_guide
+
+        load_guide(guide)  # a missing or unreadable model fails before any work
+    default = GUIDE_ITERATIONS if guide else DEFAULT_ITERATIONS
+    return Settings(iterations=default if iterations is None else iterations,
+                    time=0.0 if seconds is None else seconds, seed=seed, guide=guide or "")
 
 
 def one(path: str, seat: str = "both", iterations: int | None = None,
         seconds: float | None = None, jobs: int = 2, seed: int = 0, as_json: bool = False,
-        force: bool = False) -> int:
+        force: bool = False, guide: str | None = None) -> int:
     """Analyse `path`, write its sidecar and print the summary (or, `as_json`, the sidecar's
     JSON object alone on stdout). Progress and the sidecar's path go to stderr."""
     from duel.analysis.game import analyse_file
     from duel.analysis.report import render
 
-    settings = settings_of(iterations, seconds, seed)
+    settings = settings_of(iterations, seconds, seed, guide)
     analysis, written = analyse_file(path, seats_of(seat), settings, jobs,
                                      progress=sys.stderr.isatty(), reuse=not force)
     if as_json:

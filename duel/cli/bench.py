@@ -77,6 +77,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     q.set_defaults(func=server)
 
     add_analyser_parsers(add)
+    from duel.cli.guide import add_bench_parsers
+
+    add_bench_parsers(add)
 
     q = add("local", "settings of the local model on the same seeded positions")
     q.add_argument("--positions", type=integer, default=20, help="positions per candidate")

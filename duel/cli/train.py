@@ -1,4 +1,5 @@
-"""`duel train dqn`: train the masked deep-Q network (the `train` extra)."""
+"""`duel train dqn`: train the masked deep-Q network; `duel train guide`: the network guiding
+the search (duel/cli/guide.py). Both need the `train` extra."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
     run = Config()
     p = sub.add_parser("train", help="train a learning agent (needs the train extra)")
-    p.add_argument("algorithm", choices=["dqn"])
+    p.add_argument("algorithm", choices=["dqn", "guide"],
+                   help="dqn: the masked deep-Q agent; guide: the network guiding the search "
+                   "(mcts:guide=MODEL, docs/guide.md)")
     p.add_argument("--opponent", default=run.opponent,
                    help="agent spec the learner plays against")
     p.add_argument("--teacher", default=run.teacher,
@@ -27,20 +30,36 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--pretrain-steps", type=integer, default=run.pretrain_steps)
     p.add_argument("--eval-every", type=integer, default=run.eval_every,
                    help="RL episodes between evaluations")
-    p.add_argument("--eval-games", type=integer, default=run.eval_games,
-                   help="greedy games per evaluation")
+    p.add_argument("--eval-games", type=integer, default=None,
+                   help=f"games per evaluation (default dqn {run.eval_games} greedy games; "
+                   f"guide: each net's search against the ISMCTS, 0: none)")
     p.add_argument("--hidden", type=integer, default=run.hidden,
                    help="width of the state embedding")
-    p.add_argument("--jobs", type=integer, default=run.jobs,
-                   help="processes for the teacher's games")
+    p.add_argument("--jobs", type=integer, default=None,
+                   help=f"processes for the self-play or teacher's games (default dqn "
+                   f"{run.jobs}, guide 1)")
     p.add_argument("--seed", type=seed, default=run.seed)
     p.add_argument("--out", required=True, help="run folder (resumed if it has a checkpoint)")
-    p.add_argument("--restart", action="store_true", help="ignore an existing checkpoint")
+    p.add_argument("--restart", action="store_true", help="ignore an existing checkpoint "
+                   "(guide: train every net again; the self-play games are kept)")
+    from duel.cli.guide import add_train_arguments
+
+    add_train_arguments(p)
     p.set_defaults(func=train)
 
 
 def train(args: argparse.Namespace) -> int:
+    if args.algorithm == "guide":
+        from duel.cli.guide import run_train
+
+        return run_train(args)
     from duel.agents.spec import make_agent
+    from duel.rl.config import Config as Defaults
+
+    if args.jobs is None:
+        args.jobs = Defaults().jobs
+    if args.eval_games is None:
+        args.eval_games = Defaults().eval_games
 
     try:
         from duel.rl.dqn import Config

@@ -111,7 +111,9 @@ def comparable(details: dict) -> dict:
 
 
 @pytest.mark.parametrize("spec", ["random", "rule", "mcts:iterations=12",
-                                  "mcts:iterations=12,rollout=uniform,c=1.2"])
+                                  "mcts:iterations=12,rollout=uniform,c=1.2",
+                                  "mcts:guide=default,iterations=24",
+                                  "mcts:guide=default,iterations=16,root=puct,cap=2,mix=0.3"])
 def test_no_peeking_twin_games_give_the_same_decisions(spec: str) -> None:
     """Two games that differ only in hidden cards: at every ply of games that go through every
     step, a twin game is built with the same moves on a deal that differs in everything still

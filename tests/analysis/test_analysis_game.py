@@ -70,10 +70,12 @@ def test_losses_are_never_negative_and_figures_add_up(game: Path) -> None:
     assert all(p["p1"] + p["p2"] == pytest.approx(1) for p in curve)
 
 
-def test_hidden_cards_do_not_change_the_analysis(tmp_path: Path) -> None:
+@pytest.mark.parametrize("settings", [FAST, Settings(iterations=40, guide="default")],
+                         ids=["rollouts", "guide"])
+def test_hidden_cards_do_not_change_the_analysis(tmp_path: Path, settings: Settings) -> None:
     """Twin games: the deals differ only in a card of Age III's deck, so both seats see the same
     views until Age III shows it. Every decision before that is analysed identically, though
-    the true states differ."""
+    the true states differ (with the learned guide below the root too)."""
     deal = new_game(8).deal
     a_path = record_game(tmp_path / "a.jsonl", "rule", "mcts:iterations=30", seed=8, deal=deal,
                          code="TWIN")
@@ -85,8 +87,8 @@ def test_hidden_cards_do_not_change_the_analysis(tmp_path: Path) -> None:
         same += 1
     first_differing_ply = same + 1
     assert first_differing_ply > 40  # Ages I and II at least
-    a = analyse_transcript(a_path, (1, 2), FAST, jobs=1)
-    b = analyse_transcript(b_path, (1, 2), FAST, jobs=1)
+    a = analyse_transcript(a_path, (1, 2), settings, jobs=1)
+    b = analyse_transcript(b_path, (1, 2), settings, jobs=1)
     before = [d.to_json() for d in a.decisions if d.ply < first_differing_ply]
     assert len(before) > 30
     assert before == [d.to_json() for d in b.decisions if d.ply < first_differing_ply]
