@@ -85,8 +85,11 @@ def test_a_dropped_agents_move_frees_its_search_at_once(servers: list[Server],
     while _ask(server, "rule") != 200:
         assert time.monotonic() - dropped < 10, "the dropped search kept its share"
         time.sleep(0.05)
-    # Its worker was killed, not left searching (a new one serves the next search).
-    assert any(not _alive(p) for p in searching)
+    # Its worker was killed, not left searching (a new one serves the next search). The share
+    # is freed as the request ends and the kill follows it: on a loaded machine, moments later.
+    while all(_alive(p) for p in searching):
+        assert time.monotonic() - dropped < 10, "the dropped search's worker kept running"
+        time.sleep(0.05)
 
 
 def test_nothing_outlives_a_killed_server(servers: list[Server], tmp_path: Path) -> None:
