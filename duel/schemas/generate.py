@@ -398,7 +398,11 @@ def analysis_schema() -> dict[str, Any]:
                                         "c": {"type": "number", "minimum": 0},
                                         "rollout": {"enum": ["uniform", "heuristic",
                                                              "mast"]},
-                                        "build_bias": unit, "epsilon": unit}},
+                                        "build_bias": unit, "epsilon": unit,
+                                        # duel analyse --guide: the net's name and a hash of
+                                        # its weights (a retrained net is another judge)
+                                        "guide": {"type": "string"},
+                                        "guide_model": {"type": "string"}}},
             "analysed_seats": {"type": "array", "items": {"enum": [1, 2]}, "minItems": 1,
                                "uniqueItems": True},
             "thresholds": {"type": "object", "required": ["blunder", "mistake"],

@@ -20,35 +20,14 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from helpers.play_helpers import WAIT, live, manager
+from helpers.seat_tables import twin_deal as twin
 from helpers.server_helpers import bearer, move_body, parse_sse, wait_until
 
 from duel.engine import Deal, new_game
-from duel.engine.data import AGE3_CARDS, GUILD_CARDS
 from server.main import create_app
 
 OPERATOR = "operator-token-for-the-twin-tests"
 SEEDS = (5, 8)
-
-
-def twin(deal: Deal) -> Deal:
-    """`deal` with every card nobody sees before Age II shuffled: the Age II deck and its
-    removed cards, the Age III deck, its removed cards and the guilds (each kept to its own
-    slots), and the box's drawing order. Age I, the wonders and the board's tokens stay."""
-    rng = random.Random(1)
-    two = list(deal.age2) + list(deal.removed2)
-    rng.shuffle(two)
-    guild_slots = [i for i, c in enumerate(deal.age3) if c in GUILD_CARDS]
-    plain = [c for c in deal.age3 if c in AGE3_CARDS] + list(deal.removed3)
-    guilds = [c for c in deal.age3 if c in GUILD_CARDS] + list(deal.removed_guilds)
-    rng.shuffle(plain)
-    rng.shuffle(guilds)
-    it_plain, it_guild = iter(plain), iter(guilds)
-    age3 = [next(it_guild) if i in guild_slots else next(it_plain) for i in range(20)]
-    other = Deal(deal.wonder_draft, deal.wonders_out, deal.tokens_board,
-                 tuple(reversed(deal.tokens_box)), deal.age1, tuple(two[:20]), tuple(age3),
-                 deal.removed1, tuple(two[20:]), tuple(it_plain), tuple(it_guild))
-    assert other != deal and other.age2 != deal.age2 and other.age3 != deal.age3
-    return Deal.from_json(other.to_json())  # a valid deal
 
 
 def normal(text: str, code: str = "") -> str:
