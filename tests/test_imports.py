@@ -177,7 +177,10 @@ def test_no_import_cycles(in_functions: bool) -> None:
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("duel.errors", "duel.build", "duel.util", "duel"),
     ("duel.engine",),
-    ("duel.io", "duel.schemas", "duel.stats", "duel.words", "duel.prompts"),
+    # The LLM seat's harness settings are a table that needs only duel.errors: the words for
+    # people name a player's settings from it.
+    ("duel.io", "duel.schemas", "duel.stats", "duel.words", "duel.prompts",
+     "duel.agents.llm.harness"),
     ("duel.agents", "duel.guide"),  # the guided search is an agent (mcts:guide=...)
     ("duel.records", "duel.match", "duel.transcripts"),
     ("duel.analysis", "duel.runs", "duel.rl", "duel.viewer", "duel.guide.train"),

