@@ -164,7 +164,7 @@ def _key(found: FoundGame) -> str:
         try:
             return _file_key(found.transcript)
         except OSError:
-            pass
+            pass  # unreadable now: the line's own key below still counts the game once
     text = json.dumps([str(found.origin.resolve()), found.line, found.summary.to_json()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
