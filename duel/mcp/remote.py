@@ -1,8 +1,9 @@
 """A seat of a `duel serve` game, played through the server's REST API with the seat's token
 (`duel mcp --server URL`): the same tool set acts on it as on a game this process hosts.
 
-The seat's status is the server's own view for its token (`GET /games/{code}`) and the game's
-facts (`GET /games/{code}/info`); a move is `POST /games/{code}/moves` with the ply it was
+The seat's status is the server's own view for its token (`GET /games/{code}`, whose headers say
+the ply it was read at and whether the game is over: one request a turn) and, once the game is
+over, its result (`GET /games/{code}/info`); a move is `POST /games/{code}/moves` with the ply it was
 decided at, so a move is never applied twice. The answer waits on the game's event stream, opened
 before the move is sent, so that every ply after it is seen (each event's view carries its
 previousMove) until the seat is to move again, the game is over, or `wait` seconds pass.
@@ -70,6 +71,11 @@ class Server:
 
     def request(self, method: str, path: str, token: str | None = None,
                 **kw: Any) -> Any:
+        return self.answer(method, path, token, **kw).json()
+
+    def answer(self, method: str, path: str, token: str | None = None,
+               **kw: Any) -> httpx.Response:
+        """The server's answer (its headers too), or the DuelError of its refusal."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         try:
             r = self.client.request(method, self.url + path, headers=headers, **kw)
@@ -78,7 +84,7 @@ class Server:
                              f"{type(exc).__name__}: {exc}") from None
         if r.status_code >= 400:
             raise refusal(r)
-        return r.json()
+        return r
 
     def create(self, opponent: str, seat: Seat, seed: int | None) -> tuple[str, str]:
         """A new game on the server: the client in `seat`, `opponent` (a spec or an agent the
@@ -103,6 +109,7 @@ class RemoteSeat:
         self.code = code
         self.token = token
         self.wait = wait
+        self._over: tuple[dict[str, Any], Seat] | None = None  # a finished game's facts
         self.seat = self._info()[1]
 
     def _info(self) -> tuple[dict[str, Any], Seat]:
@@ -113,15 +120,21 @@ class RemoteSeat:
         return info, Seat.of_player(you)
 
     def status(self) -> SeatStatus:
-        """The seat's view and the game's facts, read at one ply (read again if a move came
-        in between)."""
-        for _ in range(5):
-            info, seat = self._info()
-            view = self.server.request("GET", f"/games/{self.code}", self.token)
-            again, _ = self._info()
-            if again["ply"] == info["ply"]:
-                return self._status(seat, view, info)
-        return self._status(seat, view, again)
+        """The seat's view and the game's facts at one ply: the state's answer says its ply
+        and whether the game is over, so a turn costs one request; the result of a finished
+        game is read once."""
+        r = self.server.answer("GET", f"/games/{self.code}", self.token)
+        try:
+            ply, over = int(r.headers["duel-ply"]), r.headers["duel-over"] == "true"
+        except (KeyError, ValueError):
+            raise UsageError(f"{self.server.url} does not say which ply its state is at "
+                             "(Duel-Ply): a duel server older than this client?") from None
+        view = r.json()
+        if not over:
+            return SeatStatus(self.seat, view, ply, False, None)
+        if self._over is None or self._over[0]["ply"] != ply:
+            self._over = self._info()
+        return self._status(self.seat, view, self._over[0])
 
     @staticmethod
     def _status(seat: Seat, view: dict[str, Any], info: dict[str, Any]) -> SeatStatus:

@@ -43,13 +43,14 @@ from server.store import GameRow
 router = APIRouter(prefix="/games", tags=["games"])
 
 
-def json_answer(content: Any) -> Response:
+def json_answer(content: Any, headers: dict[str, str] | None = None) -> Response:
     """`content` as JSON, for the routes a bot calls every move (its state, its legal moves, its
     move): their `response_model` documents the answer, and FastAPI's check of what the engine
     built (copying it twice) was a tenth of a move's server time. pydantic-core writes the
     JSON, a quarter of the json module's time; the schemathesis tests check these answers
     against the same schemas."""
-    return Response(pydantic_core.to_json(content), media_type="application/json")
+    return Response(pydantic_core.to_json(content), media_type="application/json",
+                    headers=headers)
 
 
 @router.post("", status_code=201, response_model=GameCreated, responses=ERRORS)
@@ -110,12 +111,25 @@ async def game_info(code: str, at: Watching) -> GameInfo:
     return info(at.game.row, at.game, at.seat.player if at.seat is not None else None)
 
 
-@router.get("/{code}", response_model=StateJSON, responses=ERRORS,
+# Where the game stands as a state was read: a bot's one request a turn.
+STATE_HEADERS = {
+    "Duel-Ply": {"description": "moves played when the state was read",
+                 "schema": {"type": "integer", "minimum": 0}},
+    "Duel-Over": {"description": "whether the game is over (a forfeit included)",
+                  "schema": {"type": "string", "enum": ["true", "false"]}}}
+
+
+@router.get("/{code}", response_model=StateJSON,
+            responses={**ERRORS, 200: {"headers": STATE_HEADERS}},
             openapi_extra=TOKEN_PARAMETERS)
 async def get_state(code: str, at: Watching) -> Response:
     """The prompt's JSON state: as the caller's seat sees it (the seat is player2), or the public
-    view for a spectator without a token."""
-    return json_answer(at.game.view_for(at.seat))
+    view for a spectator without a token. The headers `Duel-Ply` and `Duel-Over` say the ply
+    it was read at and whether the game is over (a forfeit ends it with no move), so one
+    request a turn tells a bot where the game stands."""
+    row = at.game.row
+    return json_answer(at.game.view_for(at.seat),
+                       {"Duel-Ply": str(row.ply), "Duel-Over": "true" if row.over else "false"})
 
 
 @router.get("/{code}/moves", response_model=MovesOut, responses=ERRORS,

@@ -61,6 +61,9 @@ def test_an_idle_game_expires_and_keeps_its_moves(client: TestClient, tmp_path: 
     assert t.moves[-1]["details"] == {"expired": True, "idle_seconds": round(idle + 1),
                                       "forfeit": True}
     assert client.get(f"/games/{code}/info").json()["over"] is True
+    # The state's headers say so too (a forfeit is over with no move on the board).
+    r = client.get(f"/games/{code}")
+    assert (r.headers["duel-ply"], r.headers["duel-over"]) == ("6", "true")
     assert _expire(client, game.moved_at + 10 * idle) == []  # once
 
 

@@ -47,6 +47,8 @@ def test_a_move_is_applied_and_returned(client: TestClient) -> None:
     assert [row.move.to_json() for row in stored_moves(client, code)] == [
         {"move": m["moves"][0]["move"], "moveData": m["moves"][0]["moveData"]}]
     assert legal(client, code, tokens["2"])["yourTurn"]
+    r = client.get(f"/games/{code}", headers=bearer(tokens["2"]))
+    assert (r.headers["duel-ply"], r.headers["duel-over"]) == ("1", "false")
 
 
 def test_seat_1_moves_are_relabelled(client: TestClient) -> None:
