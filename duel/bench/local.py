@@ -8,9 +8,11 @@ decision (the first, the median of the rest, the total), the model's legal moves
 and how good the moves are: the share of an MCTS search's root visits that went to the chosen
 move (a uniform random chooser averages 1/number of legal moves; both are printed).
 
-A candidate is a prompt variant's name (`baseline`: that prompt, unconstrained output), with
-`+legal` for output constrained to the legal moves (`local+legal`), or `default`: `llm:local` as
-shipped.
+A candidate is a prompt variant's name (`baseline`: that prompt, unconstrained output), or
+`default`: `llm:local` as shipped; either followed by `+legal` for output constrained to the legal
+moves (`local+legal`) and by the seat's settings as grading names them (`default+think=text`,
+`default+tools=on`, `local+legal+names=renamed`): so the quick start's defaults are measured
+against each setting per minute.
 """
 
 from __future__ import annotations
@@ -102,14 +104,40 @@ def positions(n: int, seed: int = 0, max_games: int = 2000) -> list[SeededPositi
 
 
 def candidate_spec(name: str) -> str:
-    """The agent spec a candidate name stands for (SpecError naming the valid ones)."""
-    if name == "default":
-        return "llm:local"
-    prompt, plus, extra = name.partition("+")
-    if prompt not in variants() or (plus and extra != "legal"):
-        raise SpecError(f"unknown candidate {name!r}; valid: default, or a prompt variant "
-                        f"({', '.join(variants())}) optionally followed by +legal")
-    return f"llm:local,prompt={prompt},constrain={'legal' if plus else 'shape'}"
+    """The agent spec a candidate name stands for (SpecError naming the valid ones).
+
+    `default` is `llm:local` as shipped; otherwise a prompt variant (unconstrained output).
+    Either takes, joined by `+`, `legal` (output constrained to the legal moves) and the LLM
+    seat's settings as graded (`think=text`, `names=renamed`, `image=on`, `tools=on`: the
+    grading variants' one parser, duel.grading.variants)."""
+    from duel.grading.variants import BASELINE, GradeVariant
+
+    parts = [p.strip() for p in name.split("+")]
+    legal = "legal" in parts
+    rest = [p for p in parts if p != "legal"]
+    shipped = bool(rest) and rest[0] == "default"
+    valid = (f"valid: default or a prompt variant ({', '.join(variants())}), then +legal "
+             "and settings (think=text, names=renamed, image=on, tools=on) joined by '+'")
+    if shipped:
+        rest = rest[1:]
+        if any("=" not in p for p in rest):
+            raise SpecError(f"unknown candidate {name!r}: default takes settings only; {valid}")
+    try:
+        variant = GradeVariant.parse("+".join(rest) or BASELINE)
+    except SpecError as exc:
+        raise SpecError(f"unknown candidate {name!r} ({exc}); {valid}") from None
+    past = variant.harness.needs_game()
+    if past:
+        raise SpecError(f"candidate {name!r}: {', '.join(past)} need a game's earlier moves, "
+                        "which a position asked on its own does not have")
+    options: dict[str, str] = {}
+    if not shipped:
+        options = {"prompt": variant.prompt, "constrain": "legal" if legal else "shape"}
+    elif legal:
+        options["constrain"] = "legal"
+    options.update(variant.harness.options())
+    options.update(dict(variant.tools))
+    return "llm:local" + "".join(f",{k}={v}" for k, v in options.items())
 
 
 @dataclass

@@ -44,9 +44,18 @@ def test_candidate_names() -> None:
     assert candidate_spec("default") == "llm:local"
     assert candidate_spec("baseline") == "llm:local,prompt=baseline,constrain=shape"
     assert candidate_spec("local+legal") == "llm:local,prompt=local,constrain=legal"
-    for bad in ("nosuch", "local+strict"):
+    # Settings as grading names them: on the shipped seat, or on a prompt variant.
+    assert candidate_spec("default+think=text") == "llm:local,think=text"
+    assert candidate_spec("default+legal+tools=on+tool_steps=2") == \
+        "llm:local,constrain=legal,tools=on,tool_steps=2"
+    assert candidate_spec("local+legal+names=renamed") == \
+        "llm:local,prompt=local,constrain=legal,names=renamed"
+    assert candidate_spec("think=text") == "llm:local,prompt=baseline,constrain=shape,think=text"
+    for bad in ("nosuch", "local+strict", "default+compact", "default+think=loud"):
         with pytest.raises(SpecError, match="unknown candidate .* valid: default"):
             candidate_spec(bad)
+    with pytest.raises(SpecError, match="history need a game's earlier moves"):
+        candidate_spec("default+history=all")
 
 
 class StandInServer:

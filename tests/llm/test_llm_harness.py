@@ -243,6 +243,14 @@ def test_image_on_is_refused_where_it_cannot_work(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with pytest.raises(SpecError, match="llm:local takes no images"):
         make_agent("llm:local,image=on")
+    # The model table says which models read images: o3-mini does not, a snapshot of it
+    # neither; a model the table does not know is let through (its first call says so).
+    for model in ("o3-mini", "o3-mini-2025-01-31"):
+        with pytest.raises(SpecError, match=f"{model} takes no images .* o3-mini as text only"):
+            make_agent(f"llm:openai:{model},image=on")
+    for model in ("gpt-4o-mini", "gpt-5-mini", "o4-mini"):
+        make_agent(f"llm:openai:{model},image=on")
+    make_agent("llm:compat:some-model@http://127.0.0.1:9/v1,image=on")
     with pytest.raises(SpecError, match="cannot go with names=renamed"):
         make_agent("llm:openai:gpt-4o-mini,image=on,names=renamed")
 

@@ -79,16 +79,19 @@ class ModelFamily:
     price_source: str = ""
     price_checked: str = ""
     price_note: str = ""
+    # Reads images (image=on): True or False as documented; None: not known (a compatible
+    # server's model), so the first call says so if it cannot.
+    vision: bool | None = None
 
 
 def _openai(prefix: str, reasons: bool, context: int, max_output: int, inp: float, out: float,
-            cached: float, default: str | None = None) -> ModelFamily:
+            cached: float, default: str | None = None, vision: bool = True) -> ModelFamily:
     return ModelFamily(prefix, "openai", reasons, not reasons, "max_completion_tokens",
                        "json_schema", True, context, max_output,
                        prices={"input": inp, "output": out, "cached_input": cached,
                                "cache_write_input": inp},  # OpenAI bills no cache writes
                        default_reasoning=default if reasons else "none",
-                       price_source=OPENAI_PRICING, price_checked=PRICES_READ)
+                       price_source=OPENAI_PRICING, price_checked=PRICES_READ, vision=vision)
 
 
 def _claude(prefix: str, max_output: int, inp: float, out: float, context: int = 200_000,
@@ -100,7 +103,7 @@ def _claude(prefix: str, max_output: int, inp: float, out: float, context: int =
                        default_reasoning="thinking=off",
                        prices={"input": inp, "output": out, "cached_input": round(inp / 10, 4),
                                "cache_write_input": round(inp * 1.25, 4)},
-                       price_source=ANTHROPIC_PRICING, price_checked=PRICES_READ)
+                       price_source=ANTHROPIC_PRICING, price_checked=PRICES_READ, vision=True)
 
 
 def _claude_adaptive(prefix: str, max_output: int, context: int) -> ModelFamily:
@@ -109,7 +112,7 @@ def _claude_adaptive(prefix: str, max_output: int, context: int) -> ModelFamily:
     return ModelFamily(prefix, "anthropic", False, True, "max_tokens", "tool", True, context,
                        max_output, thinking=True, adaptive=True, adaptive_ok=True,
                        efforts=CLAUDE_EFFORTS, omits_thinking=True,
-                       default_reasoning="thinking=off")
+                       default_reasoning="thinking=off", vision=True)
 
 
 def _claude5(prefix: str, inp: float | None, out: float | None,
@@ -128,7 +131,8 @@ def _claude5(prefix: str, inp: float | None, out: float | None,
                        adaptive_ok=True, efforts=CLAUDE_EFFORTS, omits_thinking=True,
                        default_reasoning="reasoning_effort=high", prices=prices,
                        price_source=ANTHROPIC_PRICING if prices else "",
-                       price_checked=PRICES_READ if prices else "", price_note=note)
+                       price_checked=PRICES_READ if prices else "", price_note=note,
+                       vision=True)
 
 
 
@@ -142,7 +146,8 @@ FAMILIES: tuple[ModelFamily, ...] = (
     _openai("gpt-5-nano", True, 400_000, 128_000, 0.05, 0.40, 0.005, "reasoning_effort=medium"),
     _openai("gpt-5.1", True, 400_000, 128_000, 1.25, 10.00, 0.125, "reasoning_effort=none"),
     _openai("o3", True, 200_000, 100_000, 2.00, 8.00, 0.50, "reasoning_effort=medium"),
-    _openai("o3-mini", True, 200_000, 100_000, 1.10, 4.40, 0.55, "reasoning_effort=medium"),
+    _openai("o3-mini", True, 200_000, 100_000, 1.10, 4.40, 0.55, "reasoning_effort=medium",
+            vision=False),
     _openai("o4-mini", True, 200_000, 100_000, 1.10, 4.40, 0.275, "reasoning_effort=medium"),
     _openai("gpt-4.1", False, 1_047_576, 32_768, 2.00, 8.00, 0.50),
     _openai("gpt-4.1-mini", False, 1_047_576, 32_768, 0.40, 1.60, 0.10),
@@ -172,7 +177,8 @@ FAMILIES: tuple[ModelFamily, ...] = (
 # The shipped local model (llama.cpp on loopback, its context as duel starts it): free.
 LOCAL = ModelFamily("local", "local", False, True, "max_tokens", "tool", True, 16_384, 16_384,
                     prices={"input": 0.0, "output": 0.0, "cached_input": 0.0},
-                    default_reasoning="none", price_note="the shipped model on this machine")
+                    default_reasoning="none", price_note="the shipped model on this machine",
+                    vision=False)
 
 _SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8})$")
 

@@ -270,6 +270,9 @@ def parse_llm_spec(rest: str) -> LLMAgent:
         provider = _provider(provider_name, target, params["mode"], base_url, params["timeout"],
                              params["api"])
         fam = family(provider.model, provider_name)
+        if harness.image and fam is not None and fam.vision is False:
+            raise SpecError(f"llm: {provider.model} takes no images (the model table lists "
+                            f"{fam.prefix} as text only); image=on needs a vision model")
         claude = _claude(fam, provider.model, params) if provider_name == "anthropic" else None
         if harness.think == "text" and "max_tokens" not in given:
             # reasoning in words needs room: a plain answer's budget would cut it off
