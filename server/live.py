@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from duel.agents.base import Agent
-from duel.engine import Deal, GameState, Perspective, Result, Seat, new_game
+from duel.agents.observe import inform, recall
+from duel.engine import SEATS, Deal, GameState, Perspective, Result, Seat, new_game
 from duel.errors import StoreError
 from duel.records import MoveRecord
 from duel.transcripts import replay_moves
@@ -105,8 +106,13 @@ def restore(row: GameRow, moves: Sequence[MoveRecord], agents: dict[Seat, Agent]
     """A stored game as it stood: its moves replayed (and checked) from its deal. Raises
     TranscriptError for a move the engine refuses, StoreError if the row's ply disagrees."""
     game = LiveGame(row, start_state(row), agents, owner="game:" + row.code)
+    seats = [agents.get(s) for s in SEATS]
     for step in replay_moves(game.state, [m.to_json() for m in moves]):
         game.advance(step.after)
+        # the seats that keep track of their game (history=) hear its moves again
+        inform(seats, step.before, step.move, step.after)
+    for seat, agent in agents.items():
+        recall(agent, [m.details or {} for m in moves if m.seat is seat])
     if moves and moves[-1].is_forfeit:
         game.forfeit = moves[-1].seat
     # A resignation is a stored move that was never played.

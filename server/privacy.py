@@ -106,6 +106,11 @@ class OperatorAgent:
         if inner is not None:
             inner(view, move, after)
 
+    def recall(self, details: list[dict[str, Any]]) -> None:
+        inner = getattr(self.inner, "recall", None)
+        if inner is not None:
+            inner(details)
+
     def choose(self, view: dict[str, Any], legal: Sequence[Move],
                rng: random.Random) -> Decision:
         try:

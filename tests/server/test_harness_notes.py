@@ -10,8 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 from helpers.fake_harness_model import HarnessModel
 from helpers.fake_llm_server import FakeLLMServer
-from helpers.play_helpers import live, play
-from helpers.server_helpers import create
+from helpers.play_helpers import live, play, stored_moves
+from helpers.server_helpers import create, wait_until
 
 from server.main import create_app
 from server.notes import SEALED
@@ -56,3 +56,38 @@ def test_notes_stay_private_until_the_game_is_over_and_history_reaches_the_model
         assert turns[0].startswith("The game so far: no move has been played yet.")
         # the external seat's moves reached the planner's history through the server's turns
         assert "Player 1 takes" in turns[-1] and "Player 2 (you)" in turns[-1]
+
+
+def _history(turn: str) -> list[str]:
+    """The numbered move lines of a turn's text (history=all)."""
+    return [line for line in turn.splitlines() if line[:3].strip().isdigit()
+            and line[3:5] == ". "]
+
+
+def test_history_and_note_survive_a_restart(db: str) -> None:
+    """The server's restart resumes the game from its stored moves: the seat hears them again
+    (its history is the same lines) and gets back the note it kept with its last move."""
+    with FakeLLMServer(HarnessModel(note="PLAN-{n}")) as fake:
+        agents = {"planner": f"llm:compat:m@{fake.url}/v1,mode=text,notes=on,history=all,"
+                             "transport_retries=0"}
+        rng = random.Random(1)
+        with TestClient(create_app(db, agents=agents)) as client:
+            code, tokens = create(client, "planner", "external", seed=3)
+            while len(fake.requests) < 6:
+                play(client, code, tokens["2"], rng)
+            wait_until(lambda: live(client, code).state.current_player == 2, 30,
+                       "the planner's move")
+            mine = [r for r in stored_moves(client, code) if r.seat.player == 1]
+            kept = mine[-1].details["llm"]["note"]
+            asked = len(fake.requests)
+        with TestClient(create_app(db, agents=agents)) as client:
+            played = live(client, code).state.ply
+            play(client, code, tokens["2"], rng)
+            wait_until(lambda: len(fake.requests) > asked, 30, "the planner's next call")
+        turn = fake.requests[asked]["body"]["messages"][1]["content"]
+        assert kept.startswith("PLAN-")
+        assert f"Your note from your last move: {kept}" in turn, turn
+        lines = _history(turn)
+        assert len(lines) == played + 1  # every move so far, the external seat's last one too
+        before = _history(fake.requests[asked - 1]["body"]["messages"][1]["content"])
+        assert lines[:len(before)] == before

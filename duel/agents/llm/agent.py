@@ -236,6 +236,16 @@ class LLMAgent(AskingSeat):
         if self.harness.history:
             self.memory.observe(view, move, after)
 
+    def recall(self, details: list[dict[str, Any]]) -> None:
+        """The details of this seat's own moves in a game resumed from its record (oldest
+        first): its last note is given back next turn as if it had never stopped."""
+        if not self.harness.notes:
+            return
+        for d in details:
+            llm = d.get("llm")
+            if isinstance(llm, dict) and "note" in llm:
+                self.memory.note = llm["note"]
+
     @property
     def observing(self) -> bool:
         """Whether the game's runner need tell this seat its moves."""
