@@ -9,12 +9,11 @@ With the default harness every text and schema is exactly the plain seat's."""
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from duel.agents.llm.harness import NOTE_CHARS, Harness
-from duel.agents.llm.schema import last_json_object
+from duel.agents.llm.schema import json_objects, last_json_object
 
 # The variant's closing line (duel.prompts.Variant.turn_message), which the harness rewrites.
 ANSWER_LINE = ('Answer with only the JSON object of your move, in the form '
@@ -125,32 +124,15 @@ def reply_schema(h: Harness, schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "properties": props, "required": required}
 
 
-# Where an object can start: a brace, then a key or the closing brace.
-_OBJECT_START = re.compile(r'\{\s*["}]')
-
-
 def last_move_object(text: str) -> tuple[Any, int] | None:
     """The last top-level JSON object of `text` with a "move" key (else the last object), and
     where it starts; None if there is none. Never guesses a move out of prose."""
-    decoder = json.JSONDecoder()
     found: tuple[Any, int] | None = None
     move: tuple[Any, int] | None = None
-    pos = 0
-    while True:
-        match = _OBJECT_START.search(text, pos)
-        if match is None:
-            break
-        start = match.start()
-        try:
-            obj, end = decoder.raw_decode(text, start)
-        except (ValueError, RecursionError):
-            pos = start + 1
-            continue
-        if isinstance(obj, dict):
-            found = (obj, start)
-            if "move" in obj:
-                move = (obj, start)
-        pos = end
+    for obj, start in json_objects(text):
+        found = (obj, start)
+        if "move" in obj:
+            move = (obj, start)
     if move is not None or found is not None:
         return move or found
     # the prompt's own example writes the move name bare: the plain parser repairs that

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from duel.engine.moves import MOVE_FIELDS, MOVE_KEYS, MOVE_KINDS, move_data_schema
@@ -44,17 +45,15 @@ _BARE_MOVE = re.compile(r'("move"\s*:\s*)([A-Z][A-Z_]+)')
 _OBJECT_START = re.compile(r'\{\s*["}]')
 
 
-def last_json_object(text: str) -> dict[str, Any] | None:
-    """The last top-level JSON object in `text` (code fences and prose around it are fine).
-    Never guesses a move out of prose: no object, no move."""
-    text = _BARE_MOVE.sub(r'\1"\2"', text)
+def json_objects(text: str) -> Iterator[tuple[dict[str, Any], int]]:
+    """Each top-level JSON object of `text` and where it starts (code fences and prose around
+    it are skipped; a brace that starts no valid JSON is passed over)."""
     decoder = json.JSONDecoder()
-    found: dict[str, Any] | None = None
     pos = 0
     while True:
         match = _OBJECT_START.search(text, pos)
         if match is None:
-            return found
+            return
         start = match.start()
         try:
             obj, end = decoder.raw_decode(text, start)
@@ -62,5 +61,14 @@ def last_json_object(text: str) -> dict[str, Any] | None:
             pos = start + 1
             continue
         if isinstance(obj, dict):
-            found = obj
+            yield obj, start
         pos = end
+
+
+def last_json_object(text: str) -> dict[str, Any] | None:
+    """The last top-level JSON object in `text` (code fences and prose around it are fine).
+    Never guesses a move out of prose: no object, no move."""
+    found: dict[str, Any] | None = None
+    for obj, _ in json_objects(_BARE_MOVE.sub(r'\1"\2"', text)):
+        found = obj
+    return found
