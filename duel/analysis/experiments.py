@@ -182,6 +182,25 @@ class _ForecastTask:
     settings: Settings
 
 
+def sampled_decisions(path: Path, k: int, seed: int
+                      ) -> list[tuple[int, GameState, Move, float]]:
+    """`k` decisions of a played game drawn by `sampled_plies` (those with a choice), each with
+    its state, the move played and the mover's outcome (1 won, 0.5 drawn, 0 lost)."""
+    from duel.transcripts import read
+
+    t = read(path)
+    steps = {ply: (before, move) for ply, before, move in verified_steps(t)
+             if len(before.legal_moves()) > 1}
+    winner = (t.footer or {}).get("winner")
+    out = []
+    for ply in sampled_plies(sorted(steps), k, random.Random(seed)):
+        before, move = steps[ply]
+        player = before.current_player
+        out.append((ply, before, move,
+                    0.5 if winner == "draw" else 1.0 if winner == player else 0.0))
+    return out
+
+
 def _forecasts(task: _ForecastTask) -> list[Forecast]:
     """The forecasts of one game: its transcript's decisions (more than one legal move) at the
     sampled plies, each with the mover's result. Kept beside the transcript."""
@@ -192,20 +211,9 @@ def _forecasts(task: _ForecastTask) -> list[Forecast]:
         saved = json.loads(cache.read_text())
         if saved.get("key") == key:
             return [Forecast.from_json(f) for f in saved["forecasts"]]
-    from duel.transcripts import read
-
-    t = read(path)
-    steps = {ply: (before, move) for ply, before, move in verified_steps(t)
-             if len(before.legal_moves()) > 1}
-    winner = (t.footer or {}).get("winner")
-    chosen = sampled_plies(sorted(steps), task.plies, random.Random(task.game.seed))
-    out = []
-    for ply in chosen:
-        before, move = steps[ply]
-        player = before.current_player
-        outcome = 0.5 if winner == "draw" else 1.0 if winner == player else 0.0
-        out.append(Forecast(task.index, ply, before.age, player,
-                            win_chance(before, move, ply, task.settings), outcome))
+    out = [Forecast(task.index, ply, before.age, before.current_player,
+                    win_chance(before, move, ply, task.settings), outcome)
+           for ply, before, move, outcome in sampled_decisions(path, task.plies, task.game.seed)]
     cache.write_text(json.dumps({"key": key, "forecasts": [f.to_json() for f in out]}))
     return out
 

@@ -37,9 +37,8 @@ from duel.analysis.experiments import (
     _workdir,
     mixed,
     played,
-    sampled_plies,
+    sampled_decisions,
 )
-from duel.analysis.game import verified_steps
 from duel.analysis.search import STABILITY_TOLERANCE, Settings, decision_seed, evaluate
 from duel.engine import Perspective
 from duel.stats import bootstrap_stat_ci, wilson
@@ -64,18 +63,9 @@ def _judge(task: _Task) -> list[dict[str, Any]]:
     path = played(task.game, Path(task.folder))
     cache = path.with_name(path.stem + ".judges.json")
     saved: dict[str, Any] = json.loads(cache.read_text()) if cache.exists() else {}
-    from duel.transcripts import read
-
-    t = read(path)
-    steps = {ply: (before, move) for ply, before, move in verified_steps(t)
-             if len(before.legal_moves()) > 1}
-    winner = (t.footer or {}).get("winner")
-    chosen = sampled_plies(sorted(steps), task.plies, random.Random(task.game.seed))
     out = []
-    for ply in chosen:
-        before, move = steps[ply]
+    for ply, before, move, outcome in sampled_decisions(path, task.plies, task.game.seed):
         player = before.current_player
-        outcome = 0.5 if winner == "draw" else 1.0 if winner == player else 0.0
         seen = Perspective.to_move(before)
         view = seen.view(before)
         legal = seen.moves_out(before.legal_moves())
