@@ -77,18 +77,20 @@ def ladder(args: argparse.Namespace) -> int:
         print(standings.report())
     print(f"Bradley-Terry ratings over {result.rated} games (Elo scale; 0 = the smallest MCTS "
           "budget; bootstrap 95% CIs)")
-    print(table(result.ratings))
+    print(table(result.ratings, result.reasoning))
     print(f"{result.player}: {result.place}")
     return 0
 
 
 def ratings(args: argparse.Namespace) -> int:
-    from duel.runs.ratings import collect, rate, table
+    from duel.runs.ratings import as_games, found_games, rate, reasoning_settings, table
 
-    games = collect(args.folders)
+    found = found_games(args.folders)
+    games = as_games(found)
     if not games:
         raise UsageError("no finished games in " + ", ".join(args.folders))
     print(f"Bradley-Terry ratings over {len(games)} games (Elo scale; 0 = the smallest MCTS "
           "budget present; bootstrap 95% CIs)")
-    print(table(rate(games, resamples=args.resamples, seed=args.seed)))
+    print(table(rate(games, resamples=args.resamples, seed=args.seed),
+                reasoning_settings(found)))
     return 0
