@@ -285,6 +285,9 @@ class GameOutcome:
     moves: int = 0  # the LLM seat's decisions
     tool_calls: int = 0  # its tool calls (tools=on), make_move included
     seconds: float = 0.0  # its decisions' time
+    # the cost of its calls whose reply was not played (cut off, empty, malformed, illegal...);
+    # None: some of them have no price
+    unusable_usd: float | None = 0.0
 
 
 def outcomes(out: str) -> list[GameOutcome]:
@@ -313,13 +316,17 @@ def _outcome(path: Path, t: Transcript) -> GameOutcome:
     assert t.footer is not None
     prompt = t.header["players"][str(seat.player)].get("prompt") or {}
     mine = [m for m in t.moves if m.get("player") == seat.player]
-    tool_calls = sum(len(c.get("tool_calls") or []) for m in mine
-                     for c in ((m.get("details") or {}).get("llm") or {}).get("calls") or [])
+    calls = [c for m in mine for c in ((m.get("details") or {}).get("llm") or {}).get("calls")
+             or []]
+    tool_calls = sum(len(c.get("tool_calls") or []) for c in calls)
+    lost = [c.get("cost_usd") for c in calls if c.get("category") != "OK"]
+    priced = [float(x) for x in lost if x is not None]
     return GameOutcome(variant, int(t.header["seed"]), seat.player, result.points(seat),
                        result.total(seat) - result.total(seat.other),
                        t.footer["totals"].get(str(seat.player)), prompt.get("hash"),
                        moves=len(mine), tool_calls=tool_calls,
-                       seconds=sum(float(m.get("seconds") or 0.0) for m in mine))
+                       seconds=sum(float(m.get("seconds") or 0.0) for m in mine),
+                       unusable_usd=round(sum(priced), 6) if len(priced) == len(lost) else None)
 
 
 def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[str, Any]]:
@@ -347,6 +354,11 @@ def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[st
         }
         moves = sum(g.moves for g in games)
         row["llm_moves"] = moves
+        # output spent on replies that were not played (None: a game recorded before it was
+        # counted), and what those calls cost (None: a price unknown)
+        row["unusable_output_tokens"] = t.get("unusable_output_tokens")
+        lost = [g.unusable_usd for g in games if g.unusable_usd is not None]
+        row["unusable_cost_usd"] = round(sum(lost), 6) if len(lost) == n else None
         row["tool_calls_per_move"] = sum(g.tool_calls for g in games) / moves if moves else 0.0
         row["seconds_per_move"] = sum(g.seconds for g in games) / moves if moves else 0.0
         mine = _per_deal(games)
@@ -378,8 +390,8 @@ def _per_deal(games: list[GameOutcome]) -> dict[int, float]:
 
 COLUMNS = ["variant", "hash", "reasoning", "games", "win_rate", "win_ci_low", "win_ci_high",
            "mean_margin", "first_try_legal", "legal_after_retries", "mean_attempts", "fallbacks",
-           "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_per_call_s",
-           "llm_moves", "tool_calls_per_move", "seconds_per_move", "paired_deals",
+           "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd",
+           "unusable_output_tokens", "unusable_cost_usd", "latency_per_call_s", "llm_moves", "tool_calls_per_move", "seconds_per_move", "paired_deals",
            "diff_vs_baseline", "diff_ci_low", "diff_ci_high", "p_value"]
 
 
@@ -398,6 +410,7 @@ def markdown(table: list[dict[str, Any]]) -> str:
             "tokens in/out": f"{r['input_tokens']}/{r['output_tokens']}",
             "reasoning (tokens)": f"{r['reasoning']} ({r['reasoning_tokens']})",
             "cost": "unknown" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}",
+            "unusable replies (out, cost)": _unusable(r),
             "s/call": f"{r['latency_per_call_s']:.2f}",
             "tool calls/move": f"{r['tool_calls_per_move']:.2f}",
             "s/move (moves)": f"{r['seconds_per_move']:.2f} ({r['llm_moves']})",
@@ -411,11 +424,24 @@ def markdown(table: list[dict[str, Any]]) -> str:
               "included) per LLM move, s/move the decision's time, over the LLM moves shown. "
               "Reasoning: the setting the games were played with "
               "(reasoning_effort, thinking, or the provider's default) and the reasoning tokens "
-              "spent, which are part of the output tokens. vs baseline: the mean difference in "
+              "spent, which are part of the output tokens. Unusable replies: the output tokens "
+              "of replies that were not played (cut off, refused, empty, not JSON, malformed, "
+              "illegal; each re-asked or ended in the fallback), their share of the output, and "
+              "what those calls cost. vs baseline: the mean difference in "
               "points per deal (both seats averaged) over the deals both played, with a paired "
               "bootstrap 95% CI and a two-sided sign-flip permutation p-value. The null variant "
               "is the baseline under another name: its difference shows the noise floor."]
     return "\n".join(lines) + "\n"
+
+
+def _unusable(r: dict[str, Any]) -> str:
+    """E.g. '1200 (3.1%), $0.0180'; 'not counted' for games recorded before it was."""
+    tokens = r.get("unusable_output_tokens")
+    if tokens is None:
+        return "not counted"
+    share = tokens / r["output_tokens"] if r["output_tokens"] else 0.0
+    usd = r.get("unusable_cost_usd")
+    return f"{tokens} ({share:.1%}), " + ("price unknown" if usd is None else f"${usd:.4f}")
 
 
 def to_csv(table: list[dict[str, Any]]) -> str:
