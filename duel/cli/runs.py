@@ -62,6 +62,8 @@ def tournament(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     opts = run_options(args)
+    if args.json and not args.dry_run:
+        raise UsageError("--json applies only with --dry-run")
     if args.dry_run:
         from duel.runs.tournament import dry_run
 

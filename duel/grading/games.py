@@ -24,6 +24,7 @@ from duel.match import play_match
 from duel.runs.budget import Budget, GameCost
 from duel.runs.campaign import Campaign
 from duel.runs.campaign import run as campaign_run
+from duel.runs.dryrun import DryRun, project
 from duel.runs.schedule import Gate
 from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
 from duel.transcripts import Transcript, TranscriptWriter, read, verified_result
@@ -193,6 +194,32 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
                         remote=play_elsewhere, agents=agents)
     notes = campaign_run(campaign, tasks, earlier, budget, jobs, progress, ray, llm_limit)
     return RunOutcome(notes, plan)
+
+
+def dry_run(variants: list[str], model: str, opponent: str, deals: int, out: str | None,
+            seed: int = 0, jobs: int = 4, until_decided: bool = False) -> DryRun:
+    """What `run` would play (the games kept in `out` left out) and its projected cost, with
+    nothing played and nothing written (duel.runs.dryrun). With `until_decided` the figures
+    are the maximum: the sequential test may stop the run earlier."""
+    names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
+    specs = {name: variant_spec(model, name) for name in names}
+    for spec in specs.values():
+        make_agent(spec)  # a bad variant or spec fails as the run would
+    opponent = make_agent(opponent).spec
+    tasks = [GradeTask(v, seed + d, seat) for d in range(deals) for v in names
+             for seat in (1, 2)]
+    todo = [t for t in tasks if out is None or _kept(
+        game_path(Path(out), t.variant, t.seed, t.seat), model, t.variant, opponent,
+        t.seat) is None]
+    seats = {specs[n]: sum(1 for t in todo if t.variant == n) for n in names}
+    seats[opponent] = seats.get(opponent, 0) + len(todo)
+    done = len(tasks) - len(todo)
+    schedule = (f"{len(names)} variants ({', '.join(names)}) x {deals} deals (seeds {seed} to "
+                f"{seed + deals - 1}) x 2 seats against {opponent}"
+                + (f"; {done} games found done in {out}, not counted" if done else ""))
+    notes = [f"--until-decided: these are the maximum ({deals} deals); the sequential test "
+             "may stop the run earlier"] if until_decided else []
+    return project("duel grade", len(todo), schedule, seats, seed, jobs, notes)
 
 
 class SequentialTests:

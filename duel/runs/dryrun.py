@@ -56,6 +56,9 @@ class Player:
     warm_usd: float | None = None
     notes: list[str] = field(default_factory=list)
     cache: Any = None  # the provider's cache it shares: endpoint, model and rules text
+    # decisions per game (a position grading's unit is one answer): projected, low, high
+    decisions: tuple[int, int, int] = (DECISIONS_PER_SEAT, *DECISIONS_RANGE)
+    unit: str = "game"
 
     @property
     def spend(self) -> Spend | None:
@@ -64,16 +67,18 @@ class Player:
             return Spend(0.0, 0.0, 0.0)
         if self.cold_usd is None or self.warm_usd is None:
             return None
-        return project_spend(self.cold_usd, self.warm_usd, self.seat_games, self.cold_calls)
+        return project_spend(self.cold_usd, self.warm_usd, self.seat_games, self.cold_calls,
+                             self.decisions)
 
     def to_json(self) -> dict[str, Any]:
         s = self.spend
-        low, high = DECISIONS_RANGE
-        out: dict[str, Any] = {"spec": self.spec, "games": self.seat_games, "llm": self.llm}
+        mid, low, high = self.decisions
+        out: dict[str, Any] = {"spec": self.spec, f"{self.unit}s": self.seat_games,
+                               "llm": self.llm}
         if self.llm and self.call is not None:
             out.update(
                 model=self.model, reasoning=self.reasoning,
-                calls=self.seat_games * DECISIONS_PER_SEAT,
+                calls=self.seat_games * mid,
                 calls_range=[self.seat_games * low, self.seat_games * high],
                 input_tokens_per_call=self.call.input_tokens,
                 rules_tokens=self.call.rules_tokens,
@@ -90,7 +95,7 @@ class Player:
         """The share of the player's input tokens assumed read from the cache."""
         if self.call is None:
             return 0.0
-        calls = self.seat_games * DECISIONS_PER_SEAT
+        calls = self.seat_games * self.decisions[0]
         warm = max(0, calls - self.cold_calls)
         return self.call.cached_share() * warm / calls if calls else 0.0
 
@@ -104,6 +109,7 @@ class DryRun:
     schedule: str  # the schedule in words
     players: list[Player]
     notes: list[str] = field(default_factory=list)
+    unit: str = "game"
 
     @property
     def total(self) -> Spend | None:
@@ -115,14 +121,14 @@ class DryRun:
 
     def calls(self) -> tuple[int, int, int]:
         """LLM calls: projected, low, high."""
-        games = sum(p.seat_games for p in self.players if p.llm)
-        low, high = DECISIONS_RANGE
-        return games * DECISIONS_PER_SEAT, games * low, games * high
+        llm = [p for p in self.players if p.llm]
+        mid, low, high = (sum(p.seat_games * p.decisions[i] for p in llm) for i in range(3))
+        return mid, low, high
 
     def to_json(self) -> dict[str, Any]:
         t = self.total
         calls, low, high = self.calls()
-        return {"command": self.command, "games": self.games, "schedule": self.schedule,
+        return {"command": self.command, f"{self.unit}s": self.games, "schedule": self.schedule,
                 "llm_calls": calls, "llm_calls_range": [low, high],
                 "players": [p.to_json() for p in self.players],
                 "cost_usd": None if t is None else t.usd,
@@ -132,13 +138,14 @@ class DryRun:
     def text(self) -> str:
         calls, low, high = self.calls()
         lines = [f"{self.command} --dry-run: {NOTHING_SPENT}",
-                 f"  games:  {self.games} to play: {self.schedule}"]
+                 f"  {self.unit}s:{' ' * (6 - len(self.unit))}{self.games} to "
+                 f"{'play' if self.unit == 'game' else 'ask'}: {self.schedule}"]
         for p in self.players:
             lines += _player_lines(p)
         t = self.total
         money = "unknown (a player's model has no price)" if t is None else \
             f"${t.usd:.4f} projected (${t.low_usd:.4f} to ${t.high_usd:.4f})"
-        lines.append(f"  total:  {money} for {self.games} games, {calls} LLM calls "
+        lines.append(f"  total:  {money} for {self.games} {self.unit}s, {calls} LLM calls "
                      f"({low} to {high})")
         lines += [f"  note:   {n}" for n in self.notes]
         return "\n".join(lines)
@@ -146,17 +153,19 @@ class DryRun:
 
 def _player_lines(p: Player) -> list[str]:
     if not p.llm:
-        return [f"  {p.spec}: {p.seat_games} games, no LLM: free"]
-    low, high = DECISIONS_RANGE
+        return [f"  {p.spec}: {p.seat_games} {p.unit}s, no LLM: free"]
+    mid, low, high = p.decisions
     assert p.call is not None
     c = p.call
-    lines = [f"  {p.spec}: {p.seat_games} games, {DECISIONS_PER_SEAT} calls each ({low} to "
-             f"{high}, one per decision) = {p.seat_games * DECISIONS_PER_SEAT} calls",
+    each = "one call each" if mid == low == high else \
+        f"{mid} calls each ({low} to {high}, one per decision)"
+    lines = [f"  {p.spec}: {p.seat_games} {p.unit}s, {each} = {p.seat_games * mid} calls "
+             "(re-asks cost more)",
              f"    reasoning:  {p.reasoning}",
              f"    input:      {c.input_tokens} tokens per call (the rules text's {c.rules_tokens}"
              f" and a typical state), counted by {p.counted_by}",
              f"    cache:      the rules text written by {p.cold_calls} call"
-             f"{'s' * (p.cold_calls != 1)} (the first of each game running at once), read by "
+             f"{'s' * (p.cold_calls != 1)} (the first of each {p.unit} running at once), read by "
              f"every other: {p.cached_share:.1%} of the input assumed cached",
              f"    output:     {c.output_tokens} tokens per call (the move's JSON, local "
              "estimate)"]
@@ -177,10 +186,13 @@ def price_hint(model: str) -> str:
             f'{{"{model}": {{"input": USD, "output": USD}}}} (see duel prices)')
 
 
-def sample_decisions(seed: int) -> list[tuple[dict[str, Any], list[Move], Move]]:
+Sample = list[tuple[dict[str, Any], list[Move], Move | None]]  # view, legal moves, move made
+
+
+def sample_decisions(seed: int) -> Sample:
     """Every decision of a rule-against-rule game on deal `seed`: the view and legal moves as
     the seat to move sees them (it is player2 there, as LLM seats are), and the move played."""
-    found: list[tuple[dict[str, Any], list[Move], Move]] = []
+    found: Sample = []
 
     def seen(record: Any, before: Any, after: Any) -> None:
         p = Perspective.to_move(before)
@@ -192,13 +204,15 @@ def sample_decisions(seed: int) -> list[tuple[dict[str, Any], list[Move], Move]]
 
 
 def project(command: str, games: int, schedule: str, seat_games: Mapping[str, int], seed: int,
-            jobs: int, notes: Sequence[str] = ()) -> DryRun:
+            jobs: int, notes: Sequence[str] = (), sample: Sample | None = None,
+            unit: str = "game") -> DryRun:
     """The projection of a run of `games` games whose seats' specs play `seat_games` of them
     (by spec, in the order given; a spec in both seats of a game counts it twice); `seed`: the
-    run's first deal; `jobs`: games at once (0: all of them)."""
+    run's first deal; `jobs`: games at once (0: all of them). `sample`: the decisions whose
+    prompts are counted (default: a game on deal `seed`); `unit` "answer": each of the
+    `games` is one decision (a position grading run)."""
     from duel.agents.llm.agent import LLMAgent
 
-    sample: list[tuple[dict[str, Any], list[Move], Move]] | None = None
     players: list[Player] = []
     for spec, games in seat_games.items():
         agent = make_agent(spec)
@@ -207,17 +221,21 @@ def project(command: str, games: int, schedule: str, seat_games: Mapping[str, in
             continue
         if sample is None:
             sample = sample_decisions(seed)
-        players.append(_llm_player(agent, games, sample))
+        player = _llm_player(agent, games, sample)
+        if unit != "game":
+            player.decisions, player.unit = (1, 1, 1), unit
+        players.append(player)
     _cold_calls(players, jobs)
     for p in players:
         if p.llm and p.call is not None:
             p.cold_usd = p.call.usd(p.model, warm=False)
             p.warm_usd = p.call.usd(p.model, warm=True)
-    return DryRun(command, games, schedule, players, list(notes))
+    for p in players:
+        p.unit = unit
+    return DryRun(command, games, schedule, players, list(notes), unit)
 
 
-def _llm_player(agent: Any, games: int,
-                sample: list[tuple[dict[str, Any], list[Move], Move]]) -> Player:
+def _llm_player(agent: Any, games: int, sample: Sample) -> Player:
     from duel.agents.llm.counting import count
 
     messages = [agent.conversation(view, legal).messages for view, legal, _ in sample]
@@ -225,8 +243,8 @@ def _llm_player(agent: Any, games: int,
     mean = sum(sizes) / len(sizes)
     typical = messages[min(range(len(sizes)), key=lambda i: abs(sizes[i] - mean))]
     counted = count(agent, typical)
-    answer = round(sum(estimate_tokens(json.dumps(m.to_json())) for _, _, m in sample)
-                   / len(sample))
+    moves = [m if m is not None else legal[0] for _, legal, m in sample]
+    answer = round(sum(estimate_tokens(json.dumps(m.to_json())) for m in moves) / len(moves))
     p = Player(agent.spec, games, llm=True, model=agent.provider.model,
                reasoning=agent.reasoning_label(),
                call=Call(counted.input_tokens, answer, counted.rules_tokens),

@@ -60,14 +60,14 @@ class Spend:
     high_usd: float
 
 
-def spend(cold_usd: float, warm_usd: float, seat_games: int = 1, cold_calls: int = 1) -> Spend:
+def spend(cold_usd: float, warm_usd: float, seat_games: int = 1, cold_calls: int = 1,
+          decisions: tuple[int, int, int] = (DECISIONS_PER_SEAT, *DECISIONS_RANGE)) -> Spend:
     """`seat_games` seats' games (one seat's game each), `cold_calls` of their calls cold and
-    every other one warm, at DECISIONS_PER_SEAT decisions per seat's game (the range at
-    DECISIONS_RANGE)."""
-    def at(decisions: int) -> float:
-        calls = seat_games * decisions
+    every other one warm, at `decisions` per seat's game: DECISIONS_PER_SEAT (the range at
+    DECISIONS_RANGE), one for an answer to a position."""
+    def at(n: int) -> float:
+        calls = seat_games * n
         cold = min(cold_calls, calls)
         return round(cold * cold_usd + (calls - cold) * warm_usd, 6)
 
-    low, high = DECISIONS_RANGE
-    return Spend(at(DECISIONS_PER_SEAT), at(low), at(high))
+    return Spend(*(at(n) for n in decisions))

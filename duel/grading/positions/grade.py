@@ -43,6 +43,7 @@ from duel.grading.variants import GradeVariant
 from duel.runs.budget import Budget, GameCost
 from duel.runs.campaign import Campaign
 from duel.runs.campaign import run as campaign_run
+from duel.runs.dryrun import DryRun
 from duel.util.files import atomic_write
 
 from .suite import Position, Suite, load
@@ -207,6 +208,29 @@ def run(suite_path: str | Path, variants: list[str], model: str, out: str | Path
         lambda t, answer: answer.cost, group=lambda t: t.variant, unit="answer")
     notes = campaign_run(campaign, tasks, earlier, budget, jobs, progress)
     return suite, RunOutcome(notes)
+
+
+def dry_run(suite_path: str | Path, variants: list[str], model: str, out: str | Path,
+            jobs: int = 4) -> DryRun:
+    """What `run` would ask (the answers kept in `out` left out) and its projected cost, with
+    nothing asked and nothing written (duel.runs.dryrun): the suite's own positions are the
+    prompts counted."""
+    from duel.runs.dryrun import project
+
+    names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
+    suite = load(suite_path)
+    specs = {name: variant_spec(model, name) for name in names}
+    tasks = [AnswerTask(v, p.id) for p in suite.positions for v in names]
+    todo = [t for t in tasks
+            if _kept(answer_path(Path(out), t.variant, t.position), model, t.variant) is None]
+    asks = {specs[n]: sum(1 for t in todo if t.variant == n) for n in names}
+    done = len(tasks) - len(todo)
+    schedule = (f"{len(names)} variants ({', '.join(names)}) x {len(suite.positions)} "
+                f"positions of {suite_path}"
+                + (f"; {done} answers found in {out}, not counted" if done else ""))
+    sample = [(p.view, list(p.legal), None) for p in suite.positions]
+    return project("duel grade --positions", len(todo), schedule, asks, 0, jobs,
+                   sample=sample, unit="answer")
 
 
 def answers(out: str | Path, suite: Suite) -> list[Answer]:
