@@ -138,16 +138,16 @@ class DryRun:
     def text(self) -> str:
         calls, low, high = self.calls()
         lines = [f"{self.command} --dry-run: {NOTHING_SPENT}",
-                 f"  {self.unit}s:{' ' * (6 - len(self.unit))}{self.games} to "
+                 f"  {self.unit + 's:':<7} {self.games} to "
                  f"{'play' if self.unit == 'game' else 'ask'}: {self.schedule}"]
         for p in self.players:
             lines += _player_lines(p)
         t = self.total
         money = "unknown (a player's model has no price)" if t is None else \
             f"${t.usd:.4f} projected (${t.low_usd:.4f} to ${t.high_usd:.4f})"
-        lines.append(f"  total:  {money} for {self.games} {self.unit}s, {calls} LLM calls "
+        lines.append(f"  {'total:':<7} {money} for {self.games} {self.unit}s, {calls} LLM calls "
                      f"({low} to {high})")
-        lines += [f"  note:   {n}" for n in self.notes]
+        lines += [f"  {'note:':<7} {n}" for n in self.notes]
         return "\n".join(lines)
 
 
@@ -164,9 +164,8 @@ def _player_lines(p: Player) -> list[str]:
              f"    reasoning:  {p.reasoning}",
              f"    input:      {c.input_tokens} tokens per call (the rules text's {c.rules_tokens}"
              f" and a typical state), counted by {p.counted_by}",
-             f"    cache:      the rules text written by {p.cold_calls} call"
-             f"{'s' * (p.cold_calls != 1)} (the first of each {p.unit} running at once), read by "
-             f"every other: {p.cached_share:.1%} of the input assumed cached",
+             f"    cache:      {_writes(p)}, read by every other call: {p.cached_share:.1%} "
+             "of the input assumed cached",
              f"    output:     {c.output_tokens} tokens per call (the move's JSON, local "
              "estimate)"]
     s = p.spend
@@ -178,6 +177,13 @@ def _player_lines(p: Player) -> list[str]:
                      f"${p.warm_usd:.6f} each at the price table's prices")
     lines += [f"    note:       {n}" for n in p.notes]
     return lines
+
+
+def _writes(p: Player) -> str:
+    if p.cold_calls == 0:
+        return "the rules text written to the cache by another player's calls (the same text)"
+    return (f"the rules text written to the cache by {p.cold_calls} call"
+            f"{'s' * (p.cold_calls != 1)} (the first of each {p.unit} running at once)")
 
 
 def price_hint(model: str) -> str:
@@ -214,14 +220,14 @@ def project(command: str, games: int, schedule: str, seat_games: Mapping[str, in
     from duel.agents.llm.agent import LLMAgent
 
     players: list[Player] = []
-    for spec, games in seat_games.items():
+    for spec, played in seat_games.items():
         agent = make_agent(spec)
         if not isinstance(agent, LLMAgent):
-            players.append(Player(agent.spec, games))
+            players.append(Player(agent.spec, played))
             continue
         if sample is None:
             sample = sample_decisions(seed)
-        player = _llm_player(agent, games, sample)
+        player = _llm_player(agent, played, sample)
         if unit != "game":
             player.decisions, player.unit = (1, 1, 1), unit
         players.append(player)
