@@ -418,7 +418,8 @@ def _per_deal(games: list[GameOutcome]) -> dict[int, float]:
 COLUMNS = ["variant", "hash", "reasoning", "games", "win_rate", "win_ci_low", "win_ci_high",
            "mean_margin", "first_try_legal", "legal_after_retries", "mean_attempts", "fallbacks",
            "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd",
-           "unusable_output_tokens", "unusable_cost_usd", "latency_per_call_s", "llm_moves", "tool_calls_per_move", "seconds_per_move", "paired_deals",
+           "unusable_output_tokens", "unusable_cost_usd", "latency_per_call_s", "llm_moves",
+           "tool_calls_per_move", "seconds_per_move", "paired_deals",
            "diff_vs_baseline", "diff_ci_low", "diff_ci_high", "p_value"]
 
 

@@ -20,7 +20,6 @@ each LLM player by the projection model of `duel llm check` (duel.agents.llm.pro
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -192,13 +191,13 @@ def price_hint(model: str) -> str:
             f'{{"{model}": {{"input": USD, "output": USD}}}} (see duel prices)')
 
 
-Sample = list[tuple[dict[str, Any], list[Move], Move | None]]  # view, legal moves, move made
+Sample = Sequence[tuple[dict[str, Any], list[Move], Move | None]]  # view, legal moves, move made
 
 
 def sample_decisions(seed: int) -> Sample:
     """Every decision of a rule-against-rule game on deal `seed`: the view and legal moves as
     the seat to move sees them (it is player2 there, as LLM seats are), and the move played."""
-    found: Sample = []
+    found: list[tuple[dict[str, Any], list[Move], Move | None]] = []
 
     def seen(record: Any, before: Any, after: Any) -> None:
         p = Perspective.to_move(before)
