@@ -70,7 +70,8 @@ def grade(args: argparse.Namespace) -> int:
         return show_dry_run(games.dry_run(
             variants, args.model, args.opponent or GRADE_OPPONENT,
             GRADE_DEALS if args.deals is None else args.deals, args.out, seed=args.seed,
-            jobs=run_options(args).jobs, until_decided=args.until_decided), args)
+            jobs=run_options(args).jobs, until_decided=args.until_decided,
+            budget_usd=args.budget_usd), args)
     if args.out is None:
         raise UsageError("--out is required: the folder for the games and the report")
     if args.look_every is not None and not args.until_decided:
@@ -119,7 +120,8 @@ def positions(args: argparse.Namespace, variants: list[str]) -> int:
         from duel.grading.positions.grade import dry_run
 
         return show_dry_run(dry_run(suite_path, variants, args.model, out,
-                                    jobs=4 if args.jobs is None else args.jobs), args)
+                                    jobs=4 if args.jobs is None else args.jobs,
+                                    budget_usd=args.budget_usd), args)
     suite, outcome = run(suite_path, variants, args.model, out,
                          jobs=4 if args.jobs is None else args.jobs,
                          progress=not args.no_progress, budget_usd=args.budget_usd)

@@ -68,7 +68,8 @@ def tournament(args: argparse.Namespace) -> int:
         from duel.runs.tournament import dry_run
 
         return show_dry_run(dry_run(args.p1, args.p2, args.games, seed=args.seed,
-                                    jobs=opts.jobs, out=args.out), args)
+                                    jobs=opts.jobs, out=args.out,
+                                    budget_usd=args.budget_usd), args)
     standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=opts.jobs,
                     out=args.out, progress=opts.progress, budget_usd=args.budget_usd,
                     ray=opts.ray, llm_limit=opts.llm_limit,

@@ -145,6 +145,20 @@ class GradeTask:
         return GradeTask(str(obj["variant"]), int(obj["seed"]), int(obj["seat"]))
 
 
+def variant_names(variants: list[str]) -> list[str]:
+    """The variants a run plays: every variant is compared with the baseline, and the null
+    variant (the baseline under another name) shows the noise floor, so both are always
+    played."""
+    return list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
+
+
+def schedule(names: list[str], deals: int, seed: int) -> list[GradeTask]:
+    """A grading run's games in playing order: deal by deal (seeds seed, seed+1, ...), every
+    variant at each, from both seats."""
+    return [GradeTask(v, seed + d, seat) for d in range(deals) for v in names
+            for seat in (1, 2)]
+
+
 def run(variants: list[str], model: str, opponent: str, deals: int, out: str, seed: int = 0,
         jobs: int = 4, progress: bool = True, budget_usd: float | None = None,
         until_decided: bool = False, look_every: int = LOOK_EVERY, ray: str | None = None,
@@ -157,9 +171,7 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
     cluster (duel.runs.cluster), at most `jobs` at once (0: one per CPU), the LLM's requests
     under `llm_limit` cluster-wide; each game's transcript comes back here and is written as
     a local run writes it."""
-    # Every variant is compared with the baseline, and the null variant (the baseline under
-    # another name) shows the noise floor: both are always played.
-    names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
+    names = variant_names(variants)
     agents = []
     for name in names:
         agents.append(make_agent(variant_spec(model, name)))
@@ -168,8 +180,7 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
     budget = Budget(budget_usd, str(folder))
     budget.check_agents(agents)
     plan = _plan(folder, names, deals, look_every, seed) if until_decided else None
-    tasks = [GradeTask(v, seed + d, seat) for d in range(deals) for v in names
-             for seat in (1, 2)]
+    tasks = schedule(names, deals, seed)
     points: dict[GradeTask, float] = {}  # the LLM's, by game (for the tests)
     earlier = {}
     for task in tasks:
@@ -197,29 +208,31 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
 
 
 def dry_run(variants: list[str], model: str, opponent: str, deals: int, out: str | None,
-            seed: int = 0, jobs: int = 4, until_decided: bool = False) -> DryRun:
+            seed: int = 0, jobs: int = 4, until_decided: bool = False,
+            budget_usd: float | None = None) -> DryRun:
     """What `run` would play (the games kept in `out` left out) and its projected cost, with
     nothing played and nothing written (duel.runs.dryrun). With `until_decided` the figures
     are the maximum: the sequential test may stop the run earlier."""
-    names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
+    names = variant_names(variants)
     specs = {name: variant_spec(model, name) for name in names}
     for spec in specs.values():
         make_agent(spec)  # a bad variant or spec fails as the run would
     opponent = make_agent(opponent).spec
-    tasks = [GradeTask(v, seed + d, seat) for d in range(deals) for v in names
-             for seat in (1, 2)]
+    tasks = schedule(names, deals, seed)
     todo = [t for t in tasks if out is None or _kept(
         game_path(Path(out), t.variant, t.seed, t.seat), model, t.variant, opponent,
         t.seat) is None]
     seats = {specs[n]: sum(1 for t in todo if t.variant == n) for n in names}
     seats[opponent] = seats.get(opponent, 0) + len(todo)
     done = len(tasks) - len(todo)
-    schedule = (f"{len(names)} variants ({', '.join(names)}) x {deals} deals (seeds {seed} to "
-                f"{seed + deals - 1}) x 2 seats against {opponent}"
-                + (f"; {done} games found done in {out}, not counted" if done else ""))
+    plan = (f"{len(names)} variants ({', '.join(names)}) x {deals} deals (seeds {seed} to "
+            f"{seed + deals - 1}) x 2 seats against {opponent}"
+            + (f"; {done} games found done in {out}, not counted" if done else ""))
     notes = [f"--until-decided: these are the maximum ({deals} deals); the sequential test "
              "may stop the run earlier"] if until_decided else []
-    return project("duel grade", len(todo), schedule, seats, seed, jobs, notes)
+    found = project("duel grade", len(todo), plan, seats, seed, jobs, notes)
+    found.budget_usd = budget_usd
+    return found
 
 
 class SequentialTests:

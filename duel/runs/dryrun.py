@@ -109,6 +109,7 @@ class DryRun:
     players: list[Player]
     notes: list[str] = field(default_factory=list)
     unit: str = "game"
+    budget_usd: float | None = None  # the run's --budget-usd
 
     @property
     def total(self) -> Spend | None:
@@ -132,7 +133,8 @@ class DryRun:
                 "players": [p.to_json() for p in self.players],
                 "cost_usd": None if t is None else t.usd,
                 "low_usd": None if t is None else t.low_usd,
-                "high_usd": None if t is None else t.high_usd, "notes": self.notes}
+                "high_usd": None if t is None else t.high_usd,
+                "notes": [*self.notes, *self.budget_notes()]}
 
     def text(self) -> str:
         calls, low, high = self.calls()
@@ -146,8 +148,25 @@ class DryRun:
             f"${t.usd:.4f} projected (${t.low_usd:.4f} to ${t.high_usd:.4f})"
         lines.append(f"  {'total:':<7} {money} for {self.games} {self.unit}s, {calls} LLM calls "
                      f"({low} to {high})")
-        lines += [f"  {'note:':<7} {n}" for n in self.notes]
+        lines += [f"  {'note:':<7} {n}" for n in [*self.notes, *self.budget_notes()]]
         return "\n".join(lines)
+
+    def budget_notes(self) -> list[str]:
+        """What --budget-usd would do to the run, at the projected mean cost per game."""
+        if self.budget_usd is None:
+            return []
+        t = self.total
+        if t is None:
+            return [f"--budget-usd {self.budget_usd:.2f}: refused at the start (a model without "
+                    "a price)"]
+        if t.usd <= self.budget_usd:
+            return [f"--budget-usd {self.budget_usd:.2f}: the projected ${t.usd:.4f} is within "
+                    "it" + (" (the range's high end is not)" if t.high_usd > self.budget_usd
+                            else "")]
+        fits = int(self.budget_usd / (t.usd / self.games)) if self.games else 0
+        return [f"--budget-usd {self.budget_usd:.2f}: the run would stop after about {fits} of "
+                f"the {self.games} {self.unit}s (at the projected mean of "
+                f"${t.usd / self.games:.4f} each)"]
 
 
 def _player_lines(p: Player) -> list[str]:

@@ -123,3 +123,18 @@ def test_position_grading_counts_each_answer_once(tmp_path: Path) -> None:
     assert p.games == 3 * n and p.unit == "answer" and p.calls() == (3 * n,) * 3
     assert not (tmp_path / "pg").exists()
     assert f"answers: {3 * n} to ask" in p.text() and f"{n} answers, one call each" in p.text()
+
+
+def test_a_budget_says_where_the_run_would_stop(capsys: pytest.CaptureFixture[str]) -> None:
+    p = dry_run("llm:openai:gpt-5-mini", "random", 8)
+    assert p.total is not None
+    each = p.total.usd / 8
+    budget = 2.5 * each
+    assert main(["tournament", "--p1", "llm:openai:gpt-5-mini", "--p2", "random", "--games",
+                 "8", "--dry-run", "--budget-usd", str(budget)]) == 0
+    assert f"--budget-usd {budget:.2f}: the run would stop after about 2 of the 8 games" \
+        in capsys.readouterr().out
+    assert main(["tournament", "--p1", "llm:openai:gpt-5-mini", "--p2", "random", "--games",
+                 "8", "--dry-run", "--budget-usd", "1000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notes"] == [
+        f"--budget-usd 1000.00: the projected ${p.total.usd:.4f} is within it"]
