@@ -39,6 +39,11 @@ def test_a_tournament_s_projection_holds_against_the_run_it_projects(tmp_path: P
         spec = f"llm:anthropic:claude-sonnet-4-6,base_url={srv.url}"
         projected = dry_run(spec, "random", 4, seed=0, jobs=1, out=str(out))
         assert paths(srv) == {"/v1/messages/count_tokens"} and not out.exists()
+        # counted as a call sends it: the rules text marked for caching, the move tool
+        body = srv.requests[0]["body"]
+        assert body["model"] == "claude-sonnet-4-6" and body["tools"][0]["name"] == "play_move"
+        assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
+        assert "max_tokens" not in body
         run(spec, "random", 4, seed=0, jobs=1, out=str(out), progress=False)
         again = dry_run(spec, "random", 4, out=str(out))  # nothing left to play
     spent = sum(t["cost_usd"] for g in read_games(out / "games.jsonl")
@@ -138,3 +143,15 @@ def test_a_budget_says_where_the_run_would_stop(capsys: pytest.CaptureFixture[st
                  "8", "--dry-run", "--budget-usd", "1000", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["notes"] == [
         f"--budget-usd 1000.00: the projected ${p.total.usd:.4f} is within it"]
+
+
+def test_claude_s_thinking_and_effort_are_counted_as_sent_and_its_reasoning_not_projected(
+        ) -> None:
+    with FakeLLMServer(AnthropicCache()) as srv:
+        p = dry_run(f"llm:anthropic:claude-sonnet-5-5,base_url={srv.url},reasoning_effort=low",
+                    "random", 2)
+        body = srv.requests[0]["body"]
+    assert body["output_config"] == {"effort": "low"} and body["thinking"]["type"] == "adaptive"
+    llm = p.players[0]
+    assert llm.reasoning == "reasoning_effort=low"
+    assert any("reasoning tokens per call are not known before a call" in n for n in llm.notes)
