@@ -35,6 +35,7 @@ from duel.agents.llm.projection import spend as project_spend
 from duel.agents.spec import make_agent
 from duel.engine import Move, Perspective
 from duel.match import play_match
+from duel.runs.budget import price_hint
 
 NOTHING_SPENT = "nothing played, no model called that costs money"
 
@@ -188,7 +189,7 @@ def _player_lines(p: Player) -> list[str]:
              "estimate)"]
     s = p.spend
     if s is None:
-        lines.append(f"    cost:       unknown: {p.model} has no price; {price_hint(p.model)}")
+        lines.append(f"    cost:       unknown: {p.model} has no price; {price_hint([p.model])}")
     else:
         lines.append(f"    cost:       ${s.usd:.4f} projected (${s.low_usd:.4f} to "
                      f"${s.high_usd:.4f}): cold calls ${p.cold_usd:.6f}, warm calls "
@@ -202,12 +203,6 @@ def _writes(p: Player) -> str:
         return "the rules text written to the cache by another player's calls (the same text)"
     return (f"the rules text written to the cache by {p.cold_calls} call"
             f"{'s' * (p.cold_calls != 1)} (the first of each {p.unit} running at once)")
-
-
-def price_hint(model: str) -> str:
-    """The one line that says how to give a model's price."""
-    return (f'give its price per million tokens with DUEL_PRICES=prices.json holding '
-            f'{{"{model}": {{"input": USD, "output": USD}}}} (see duel prices)')
 
 
 Sample = Sequence[tuple[dict[str, Any], list[Move], Move | None]]  # view, legal moves, move made
@@ -241,12 +236,12 @@ def project(command: str, games: int, schedule: str, seat_games: Mapping[str, in
     for spec, played in seat_games.items():
         agent = make_agent(spec)
         if not isinstance(agent, LLMAgent):
-            players.append(Player(agent.spec, played))
+            players.append(Player(agent.spec, played, unit=unit))
             continue
         if sample is None:
             sample = sample_decisions(seed)
         player = _llm_player(agent, played, sample)
-        if unit != "game":
+        if unit != "game":  # an answer to a position: one decision
             player.decisions, player.unit = (1, 1, 1), unit
         players.append(player)
     _cold_calls(players, jobs)
@@ -254,8 +249,6 @@ def project(command: str, games: int, schedule: str, seat_games: Mapping[str, in
         if p.llm and p.call is not None:
             p.cold_usd = p.call.usd(p.model, warm=False)
             p.warm_usd = p.call.usd(p.model, warm=True)
-    for p in players:
-        p.unit = unit
     return DryRun(command, games, schedule, players, list(notes), unit)
 
 
