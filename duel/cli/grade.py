@@ -6,7 +6,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from duel.cli.options import add_budget, add_run_options, add_seed, integer, run_options
+from duel.cli.options import (
+    add_budget,
+    add_dry_run,
+    add_run_options,
+    add_seed,
+    integer,
+    run_options,
+    show_dry_run,
+)
 from duel.errors import UsageError
 
 GRADE_OPPONENT = "mcts:iterations=300"
@@ -33,6 +41,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     add_seed(p, 0, "first deal's seed")
     add_run_options(p, jobs_default=4)
     add_budget(p)
+    add_dry_run(p)
     p.add_argument("--until-decided", action="store_true",
                    help="stop once a group-sequential test has decided every variant against "
                    "the baseline (--deals is the maximum); the report says where and why")
@@ -48,11 +57,21 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 def grade(args: argparse.Namespace) -> int:
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    if args.json and not args.dry_run:
+        raise UsageError("--json applies only with --dry-run")
     if args.positions is not None:
         return positions(args, variants)
     from duel.grading import games
     from duel.grading.sequential import LOOK_EVERY
 
+    if args.dry_run:
+        if args.look_every is not None and not args.until_decided:
+            raise UsageError("--look-every applies only with --until-decided")
+        return show_dry_run(games.dry_run(
+            variants, args.model, args.opponent or GRADE_OPPONENT,
+            GRADE_DEALS if args.deals is None else args.deals, args.out, seed=args.seed,
+            jobs=run_options(args).jobs, until_decided=args.until_decided,
+            budget_usd=args.budget_usd), args)
     if args.out is None:
         raise UsageError("--out is required: the folder for the games and the report")
     if args.look_every is not None and not args.until_decided:
@@ -97,6 +116,12 @@ def positions(args: argparse.Namespace, variants: list[str]) -> int:
         raise UsageError(f"{', '.join(given)} grade games, not --positions")
     suite_path = Path(args.positions)
     out = args.out or str(suite_path.with_name(suite_path.stem + "-grade"))
+    if args.dry_run:
+        from duel.grading.positions.grade import dry_run
+
+        return show_dry_run(dry_run(suite_path, variants, args.model, out,
+                                    jobs=4 if args.jobs is None else args.jobs,
+                                    budget_usd=args.budget_usd), args)
     suite, outcome = run(suite_path, variants, args.model, out,
                          jobs=4 if args.jobs is None else args.jobs,
                          progress=not args.no_progress, budget_usd=args.budget_usd)

@@ -16,6 +16,8 @@ import time
 from typing import Any
 
 from duel.agents.llm.agent import LLMAgent
+from duel.agents.llm.projection import DECISIONS_PER_SEAT, DECISIONS_RANGE, Call, estimate_tokens
+from duel.agents.llm.projection import spend as project_spend
 from duel.agents.spec import make_agent
 from duel.cli.options import add_seed, dump
 from duel.cli.status import live_status, seat_label
@@ -24,11 +26,6 @@ from duel.errors import ProviderError, UsageError
 from duel.match import agent_rng, decide
 from duel.words.narrate import move_text
 
-# Decisions of one seat in a whole game: the mean per seat over 20 seeded games (seeds 0-19) was
-# 35.8 for rule against rule and 35.6 for random against random (28 to 40); the draft's picks
-# are calls too.
-DECISIONS_PER_SEAT = 35
-DECISIONS_RANGE = (28, 40)
 # A check should say quickly that an endpoint does not answer: at most this many retries of a
 # failed connection (or 429, 5xx) per attempt, whatever the spec's transport_retries.
 CHECK_TRANSPORT_RETRIES = 1
@@ -97,14 +94,13 @@ def check(spec: str, seed: int = 0) -> dict[str, Any]:
 
 def projection(agent: LLMAgent, calls: list[dict[str, Any]], cost: float | None
                ) -> dict[str, Any]:
-    """One seat's whole game: this decision as measured (its first call may have been cold),
-    then warm calls: the last call's input with the rules text read from the provider's cache
-    (its tokens estimated as a quarter of its characters, at least what was read from the
-    cache already), and the same output, at the price table's prices. The range is the
-    number of decisions of one seat (DECISIONS_RANGE); a reasoning model's output varies per
-    move, which one call cannot measure."""
-    from duel.agents.llm.prices import cost as price
-
+    """One seat's whole game by the projection model (duel.agents.llm.projection): this
+    decision as measured (its first call may have been cold), then warm calls: the last call's
+    input with the rules text read from the provider's cache (its tokens estimated as a quarter
+    of its characters, at least what was read from the cache already), and the same output, at
+    the price table's prices. The range is the number of decisions of one seat
+    (DECISIONS_RANGE); a reasoning model's output varies per move, which one call cannot
+    measure."""
     out: dict[str, Any] = {"decisions": DECISIONS_PER_SEAT, "cost_usd": None,
                            "decisions_range": list(DECISIONS_RANGE), "low_usd": None,
                            "high_usd": None, "warm_call_usd": None}
@@ -113,15 +109,13 @@ def projection(agent: LLMAgent, calls: list[dict[str, Any]], cost: float | None
         return out
     last = answered[-1]
     inp, output = int(last.get("input_tokens") or 0), int(last.get("output_tokens") or 0)
-    rules = len(agent.variant.system) // 4
-    cached = min(inp, max(int(last.get("cached_tokens") or 0), rules))
-    warm = price(agent.provider.model, inp, output, cached, agent.prices)
+    rules = max(int(last.get("cached_tokens") or 0), estimate_tokens(agent.variant.system))
+    warm = Call(inp, output, rules).usd(agent.provider.model, agent.prices)
     if warm is None:  # OpenRouter's own bill, for a model the table has no price for
         return out
-    low, high = DECISIONS_RANGE
-    out.update(cost_usd=round(cost + (DECISIONS_PER_SEAT - 1) * warm, 6),
-               low_usd=round(cost + (low - 1) * warm, 6),
-               high_usd=round(cost + (high - 1) * warm, 6), warm_call_usd=round(warm, 8))
+    game = project_spend(cost, warm)  # the game's one cold call is this decision, as measured
+    out.update(cost_usd=game.usd, low_usd=game.low_usd, high_usd=game.high_usd,
+               warm_call_usd=round(warm, 8))
     return out
 
 

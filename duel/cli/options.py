@@ -13,8 +13,8 @@ from typing import Any
 from duel.errors import UsageError
 from duel.util.numbers import integer, real, seed
 
-__all__ = ["RunOptions", "add_budget", "add_out", "add_run_options", "add_seed", "dump",
-           "integer", "real", "run_options", "seed"]
+__all__ = ["RunOptions", "add_budget", "add_dry_run", "add_out", "add_run_options", "add_seed",
+           "dump", "integer", "real", "run_options", "seed", "show_dry_run"]
 
 
 def dump(obj: Any) -> None:
@@ -36,6 +36,26 @@ def add_budget(p: argparse.ArgumentParser, what: str = "the run") -> None:
     p.add_argument("--budget-usd", type=real, default=None, metavar="X",
                    help=f"start no game that would take the LLM money {what} spent (earlier "
                    "runs in --out included) past X dollars; run again with more to resume")
+
+
+def add_dry_run(p: argparse.ArgumentParser) -> None:
+    """`--dry-run` and its `--json`: the run's games, LLM calls and projected cost, nothing
+    played (duel.runs.dryrun)."""
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the games, the LLM calls and the projected cost of the run "
+                   "(per LLM player and in total, with a range) and play nothing: no model "
+                   "call that costs money (tokens are counted by the provider's free "
+                   "counting where it has one)")
+    p.add_argument("--json", action="store_true", help="with --dry-run: as one JSON object")
+
+
+def show_dry_run(projection: Any, args: argparse.Namespace) -> int:
+    """Print a dry run's projection (duel.runs.dryrun.DryRun) as asked."""
+    if args.json:
+        dump(projection.to_json())
+    else:
+        print(projection.text())
+    return 0
 
 
 def add_run_options(p: argparse.ArgumentParser, jobs_default: int) -> None:

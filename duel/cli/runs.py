@@ -7,7 +7,15 @@ import argparse
 import time
 from pathlib import Path
 
-from duel.cli.options import add_budget, add_run_options, add_seed, integer, run_options
+from duel.cli.options import (
+    add_budget,
+    add_dry_run,
+    add_run_options,
+    add_seed,
+    integer,
+    run_options,
+    show_dry_run,
+)
 from duel.errors import UsageError
 
 
@@ -23,6 +31,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="with --out, keep games.jsonl only (no transcript per game)")
     add_run_options(p, jobs_default=1)
     add_budget(p)
+    add_dry_run(p)
     p.set_defaults(func=tournament)
 
     p = sub.add_parser("ladder", help="place a player on the MCTS ladder: it plays every "
@@ -53,6 +62,14 @@ def tournament(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     opts = run_options(args)
+    if args.json and not args.dry_run:
+        raise UsageError("--json applies only with --dry-run")
+    if args.dry_run:
+        from duel.runs.tournament import dry_run
+
+        return show_dry_run(dry_run(args.p1, args.p2, args.games, seed=args.seed,
+                                    jobs=opts.jobs, out=args.out,
+                                    budget_usd=args.budget_usd), args)
     standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=opts.jobs,
                     out=args.out, progress=opts.progress, budget_usd=args.budget_usd,
                     ray=opts.ray, llm_limit=opts.llm_limit,
@@ -77,18 +94,20 @@ def ladder(args: argparse.Namespace) -> int:
         print(standings.report())
     print(f"Bradley-Terry ratings over {result.rated} games (Elo scale; 0 = the smallest MCTS "
           "budget; bootstrap 95% CIs)")
-    print(table(result.ratings))
+    print(table(result.ratings, result.reasoning))
     print(f"{result.player}: {result.place}")
     return 0
 
 
 def ratings(args: argparse.Namespace) -> int:
-    from duel.runs.ratings import collect, rate, table
+    from duel.runs.ratings import as_games, found_games, rate, reasoning_settings, table
 
-    games = collect(args.folders)
+    found = found_games(args.folders)
+    games = as_games(found)
     if not games:
         raise UsageError("no finished games in " + ", ".join(args.folders))
     print(f"Bradley-Terry ratings over {len(games)} games (Elo scale; 0 = the smallest MCTS "
           "budget present; bootstrap 95% CIs)")
-    print(table(rate(games, resamples=args.resamples, seed=args.seed)))
+    print(table(rate(games, resamples=args.resamples, seed=args.seed),
+                reasoning_settings(found)))
     return 0

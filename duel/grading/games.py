@@ -24,6 +24,7 @@ from duel.match import play_match
 from duel.runs.budget import Budget, GameCost
 from duel.runs.campaign import Campaign
 from duel.runs.campaign import run as campaign_run
+from duel.runs.dryrun import DryRun, project
 from duel.runs.schedule import Gate
 from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
 from duel.transcripts import Transcript, TranscriptWriter, read, verified_result
@@ -144,6 +145,20 @@ class GradeTask:
         return GradeTask(str(obj["variant"]), int(obj["seed"]), int(obj["seat"]))
 
 
+def variant_names(variants: list[str]) -> list[str]:
+    """The variants a run plays: every variant is compared with the baseline, and the null
+    variant (the baseline under another name) shows the noise floor, so both are always
+    played."""
+    return list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
+
+
+def schedule(names: list[str], deals: int, seed: int) -> list[GradeTask]:
+    """A grading run's games in playing order: deal by deal (seeds seed, seed+1, ...), every
+    variant at each, from both seats."""
+    return [GradeTask(v, seed + d, seat) for d in range(deals) for v in names
+            for seat in (1, 2)]
+
+
 def run(variants: list[str], model: str, opponent: str, deals: int, out: str, seed: int = 0,
         jobs: int = 4, progress: bool = True, budget_usd: float | None = None,
         until_decided: bool = False, look_every: int = LOOK_EVERY, ray: str | None = None,
@@ -156,9 +171,7 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
     cluster (duel.runs.cluster), at most `jobs` at once (0: one per CPU), the LLM's requests
     under `llm_limit` cluster-wide; each game's transcript comes back here and is written as
     a local run writes it."""
-    # Every variant is compared with the baseline, and the null variant (the baseline under
-    # another name) shows the noise floor: both are always played.
-    names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
+    names = variant_names(variants)
     agents = []
     for name in names:
         agents.append(make_agent(variant_spec(model, name)))
@@ -167,8 +180,7 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
     budget = Budget(budget_usd, str(folder))
     budget.check_agents(agents)
     plan = _plan(folder, names, deals, look_every, seed) if until_decided else None
-    tasks = [GradeTask(v, seed + d, seat) for d in range(deals) for v in names
-             for seat in (1, 2)]
+    tasks = schedule(names, deals, seed)
     points: dict[GradeTask, float] = {}  # the LLM's, by game (for the tests)
     earlier = {}
     for task in tasks:
@@ -193,6 +205,34 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
                         remote=play_elsewhere, agents=agents)
     notes = campaign_run(campaign, tasks, earlier, budget, jobs, progress, ray, llm_limit)
     return RunOutcome(notes, plan)
+
+
+def dry_run(variants: list[str], model: str, opponent: str, deals: int, out: str | None,
+            seed: int = 0, jobs: int = 4, until_decided: bool = False,
+            budget_usd: float | None = None) -> DryRun:
+    """What `run` would play (the games kept in `out` left out) and its projected cost, with
+    nothing played and nothing written (duel.runs.dryrun). With `until_decided` the figures
+    are the maximum: the sequential test may stop the run earlier."""
+    names = variant_names(variants)
+    specs = {name: variant_spec(model, name) for name in names}
+    for spec in specs.values():
+        make_agent(spec)  # a bad variant or spec fails as the run would
+    opponent = make_agent(opponent).spec
+    tasks = schedule(names, deals, seed)
+    todo = [t for t in tasks if out is None or _kept(
+        game_path(Path(out), t.variant, t.seed, t.seat), model, t.variant, opponent,
+        t.seat) is None]
+    seats = {specs[n]: sum(1 for t in todo if t.variant == n) for n in names}
+    seats[opponent] = seats.get(opponent, 0) + len(todo)
+    done = len(tasks) - len(todo)
+    plan = (f"{len(names)} variants ({', '.join(names)}) x {deals} deals (seeds {seed} to "
+            f"{seed + deals - 1}) x 2 seats against {opponent}"
+            + (f"; {done} games found done in {out}, not counted" if done else ""))
+    notes = [f"--until-decided: these are the maximum ({deals} deals); the sequential test "
+             "may stop the run earlier"] if until_decided else []
+    found = project("duel grade", len(todo), plan, seats, seed, jobs, notes)
+    found.budget_usd = budget_usd
+    return found
 
 
 class SequentialTests:
@@ -285,6 +325,9 @@ class GameOutcome:
     moves: int = 0  # the LLM seat's decisions
     tool_calls: int = 0  # its tool calls (tools=on), make_move included
     seconds: float = 0.0  # its decisions' time
+    # the cost of its calls whose reply was not played (cut off, empty, malformed, illegal...);
+    # None: some of them have no price
+    unusable_usd: float | None = 0.0
 
 
 def outcomes(out: str) -> list[GameOutcome]:
@@ -313,13 +356,17 @@ def _outcome(path: Path, t: Transcript) -> GameOutcome:
     assert t.footer is not None
     prompt = t.header["players"][str(seat.player)].get("prompt") or {}
     mine = [m for m in t.moves if m.get("player") == seat.player]
-    tool_calls = sum(len(c.get("tool_calls") or []) for m in mine
-                     for c in ((m.get("details") or {}).get("llm") or {}).get("calls") or [])
+    calls = [c for m in mine for c in ((m.get("details") or {}).get("llm") or {}).get("calls")
+             or []]
+    tool_calls = sum(len(c.get("tool_calls") or []) for c in calls)
+    lost = [c.get("cost_usd") for c in calls if c.get("category") != "OK"]
+    priced = [float(x) for x in lost if x is not None]
     return GameOutcome(variant, int(t.header["seed"]), seat.player, result.points(seat),
                        result.total(seat) - result.total(seat.other),
                        t.footer["totals"].get(str(seat.player)), prompt.get("hash"),
                        moves=len(mine), tool_calls=tool_calls,
-                       seconds=sum(float(m.get("seconds") or 0.0) for m in mine))
+                       seconds=sum(float(m.get("seconds") or 0.0) for m in mine),
+                       unusable_usd=round(sum(priced), 6) if len(priced) == len(lost) else None)
 
 
 def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[str, Any]]:
@@ -347,6 +394,11 @@ def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[st
         }
         moves = sum(g.moves for g in games)
         row["llm_moves"] = moves
+        # output spent on replies that were not played (None: a game recorded before it was
+        # counted), and what those calls cost (None: a price unknown)
+        row["unusable_output_tokens"] = t.get("unusable_output_tokens")
+        lost = [g.unusable_usd for g in games if g.unusable_usd is not None]
+        row["unusable_cost_usd"] = round(sum(lost), 6) if len(lost) == n else None
         row["tool_calls_per_move"] = sum(g.tool_calls for g in games) / moves if moves else 0.0
         row["seconds_per_move"] = sum(g.seconds for g in games) / moves if moves else 0.0
         mine = _per_deal(games)
@@ -378,8 +430,9 @@ def _per_deal(games: list[GameOutcome]) -> dict[int, float]:
 
 COLUMNS = ["variant", "hash", "reasoning", "games", "win_rate", "win_ci_low", "win_ci_high",
            "mean_margin", "first_try_legal", "legal_after_retries", "mean_attempts", "fallbacks",
-           "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_per_call_s",
-           "llm_moves", "tool_calls_per_move", "seconds_per_move", "paired_deals",
+           "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd",
+           "unusable_output_tokens", "unusable_cost_usd", "latency_per_call_s", "llm_moves",
+           "tool_calls_per_move", "seconds_per_move", "paired_deals",
            "diff_vs_baseline", "diff_ci_low", "diff_ci_high", "p_value"]
 
 
@@ -398,6 +451,7 @@ def markdown(table: list[dict[str, Any]]) -> str:
             "tokens in/out": f"{r['input_tokens']}/{r['output_tokens']}",
             "reasoning (tokens)": f"{r['reasoning']} ({r['reasoning_tokens']})",
             "cost": "unknown" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}",
+            "unusable replies (out, cost)": _unusable(r),
             "s/call": f"{r['latency_per_call_s']:.2f}",
             "tool calls/move": f"{r['tool_calls_per_move']:.2f}",
             "s/move (moves)": f"{r['seconds_per_move']:.2f} ({r['llm_moves']})",
@@ -411,11 +465,24 @@ def markdown(table: list[dict[str, Any]]) -> str:
               "included) per LLM move, s/move the decision's time, over the LLM moves shown. "
               "Reasoning: the setting the games were played with "
               "(reasoning_effort, thinking, or the provider's default) and the reasoning tokens "
-              "spent, which are part of the output tokens. vs baseline: the mean difference in "
+              "spent, which are part of the output tokens. Unusable replies: the output tokens "
+              "of replies that were not played (cut off, refused, empty, not JSON, malformed, "
+              "illegal; each re-asked or ended in the fallback), their share of the output, and "
+              "what those calls cost. vs baseline: the mean difference in "
               "points per deal (both seats averaged) over the deals both played, with a paired "
               "bootstrap 95% CI and a two-sided sign-flip permutation p-value. The null variant "
               "is the baseline under another name: its difference shows the noise floor."]
     return "\n".join(lines) + "\n"
+
+
+def _unusable(r: dict[str, Any]) -> str:
+    """E.g. '1200 (3.1%), $0.0180'; 'not counted' for games recorded before it was."""
+    tokens = r.get("unusable_output_tokens")
+    if tokens is None:
+        return "not counted"
+    share = tokens / r["output_tokens"] if r["output_tokens"] else 0.0
+    usd = r.get("unusable_cost_usd")
+    return f"{tokens} ({share:.1%}), " + ("price unknown" if usd is None else f"${usd:.4f}")
 
 
 def to_csv(table: list[dict[str, Any]]) -> str:

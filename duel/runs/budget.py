@@ -90,13 +90,17 @@ def unpriced_model(agent: Any) -> str | None:
     return None
 
 
+def price_hint(models: Iterable[str]) -> str:
+    """The one line that says how to give the price of models the table lacks."""
+    example = ", ".join(f'"{m}": {{"input": USD, "output": USD}}' for m in models)
+    return (f"give its price per million tokens with DUEL_PRICES=prices.json holding "
+            f"{{{example}}} (see duel prices)")
+
+
 def _no_price(models: Iterable[str], where: str) -> UsageError:
     names = sorted(set(models)) or ["?"]
-    example = ", ".join(f'"{m}": {{"input": USD, "output": USD}}' for m in names)
     return UsageError(f"--budget-usd: model {', '.join(names)} has no price ({where}), so no "
-                      f"budget can be kept; give its price per million tokens with "
-                      f"DUEL_PRICES=prices.json holding {{{example}}} (see duel prices), or run "
-                      "without --budget-usd")
+                      f"budget can be kept; {price_hint(names)}, or run without --budget-usd")
 
 
 @dataclass

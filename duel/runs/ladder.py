@@ -9,7 +9,7 @@ cluster's CPUs), and a run stopped anywhere resumes where it stopped."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from duel.agents.llm.limits import LimitSpec
 from duel.agents.spec import make_agent
 from duel.errors import UsageError
 from duel.runs import tournament
-from duel.runs.ratings import collect, rate
+from duel.runs.ratings import as_games, found_games, rate, reasoning_settings
 
 RUNGS = (50, 200, 1000)  # MCTS iterations: the README's ladder
 MANIFEST = "ladder.json"  # which player and rungs a ladder folder holds
@@ -78,6 +78,7 @@ class LadderResult:
     ratings: list[dict[str, Any]]  # duel.runs.ratings.rate's rows, the strongest first
     player: str
     rated: int  # games the ratings are over
+    reasoning: dict[str, str] = field(default_factory=dict)  # LLM players' settings, by spec
 
     @property
     def place(self) -> str:
@@ -109,6 +110,7 @@ def run(player: str, rungs: list[int], games: int, out: str, seed: int = 0, jobs
                                    transcripts=transcripts)
         played.append((p, standings))
     # Every game under the folder: those of earlier runs' rungs too (one player's, by _claim).
-    rated = collect([str(root)])
+    found = found_games([str(root)])
+    rated = as_games(found)
     rows = rate(rated, resamples=resamples, seed=seed)
-    return LadderResult(played, rows, player, len(rated))
+    return LadderResult(played, rows, player, len(rated), reasoning_settings(found))

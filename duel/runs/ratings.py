@@ -105,8 +105,25 @@ def _lines(path: Path) -> list[tuple[int, Any]]:
 def collect(folders: Iterable[str]) -> list[Game]:
     """Finished games from tournament games.jsonl files and from transcripts (see
     :func:`found_games`), as (player 1, player 2, player 1's points)."""
-    return [(g.summary.specs[0], g.summary.specs[1], g.summary.points(Seat.P1))
-            for g in found_games(folders)]
+    return as_games(found_games(folders))
+
+
+def as_games(found: Iterable[FoundGame]) -> list[Game]:
+    """Found games as (player 1, player 2, player 1's points)."""
+    return [(g.summary.specs[0], g.summary.specs[1], g.summary.points(Seat.P1)) for g in found]
+
+
+def reasoning_settings(found: Iterable[FoundGame]) -> dict[str, str]:
+    """Each LLM player's reasoning setting as its games recorded it (the label of
+    duel.agents.llm.totals.reasoning_label, e.g. "reasoning_effort=medium (provider default)"),
+    several joined by commas in sorted order; players without LLM totals are not in it."""
+    labels: dict[str, set[str]] = {}
+    for g in found:
+        for seat, spec in zip(("1", "2"), g.summary.specs, strict=True):
+            totals = (g.summary.totals or {}).get(seat)
+            if totals:
+                labels.setdefault(spec, set()).add(str(totals.get("reasoning") or "default"))
+    return {p: ",".join(sorted(v)) for p, v in labels.items()}
 
 
 def bradley_terry(games: list[Game], iterations: int = 500, prior: float = 0.5
@@ -328,8 +345,13 @@ def _place(player: str, rating: float, rungs: list[tuple[int, str]],
     return f"between MCTS-{below[-1][0]} and MCTS-{above[0][0]}"
 
 
-def table(rows: list[dict[str, Any]]) -> str:
+def table(rows: list[dict[str, Any]], reasoning: dict[str, str] | None = None) -> str:
+    """The ratings as a markdown table; with `reasoning` (reasoning_settings) and an LLM
+    player among the rows, a column naming the reasoning setting each LLM player's games were
+    played with ("—" for the others)."""
+    shown = bool(reasoning) and any(r["player"] in (reasoning or {}) for r in rows)
     return tables.markdown([{
         "player": r["player"],
+        **({"reasoning": (reasoning or {}).get(r["player"], "—")} if shown else {}),
         "rating (95% CI)": f"{r['rating']:+.0f} ({r['ci_low']:+.0f} to {r['ci_high']:+.0f})",
         "games": r["games"], "on the MCTS ladder": r["place"]} for r in rows])

@@ -17,6 +17,7 @@ from duel.records import GameSummary, read_games
 from duel.runs.budget import Budget, GameCost, is_llm
 from duel.runs.campaign import Campaign
 from duel.runs.campaign import run as campaign_run
+from duel.runs.dryrun import DryRun, project
 from duel.runs.schedule import seat_swapped
 from duel.stats import wilson
 from duel.util.files import append_jsonl, atomic_write
@@ -139,6 +140,45 @@ class Standings:
         return "\n".join([*lines, *self.notes])
 
 
+def found_done(path: Path | None, tasks: list[GameTask]) -> dict[GameTask, GameSummary]:
+    """The tasks of the schedule whose games `path` (a games.jsonl) records, in schedule
+    order: what a resumed run does not play again."""
+    done: dict[GameTask, GameSummary] = {}
+    if path is None:
+        return done
+    found: dict[tuple[int, str, str], list[GameSummary]] = {}
+    for g in read_games(path):
+        if g.seed is not None:
+            found.setdefault((g.seed, *g.specs), []).append(g)
+    for t in tasks:
+        # By count, not presence: with A == B both games of a deal have the same key.
+        if found.get((t.seed, t.p1, t.p2)):
+            done[t] = found[(t.seed, t.p1, t.p2)].pop(0)
+    return done
+
+
+def dry_run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1,
+            out: str | None = None, budget_usd: float | None = None) -> DryRun:
+    """What `run` would play (the games recorded in `out` left out) and its projected cost,
+    with nothing played (duel.runs.dryrun)."""
+    agents = make_agent(a), make_agent(b)
+    a, b = agents[0].spec, agents[1].spec
+    tasks = schedule(a, b, games, seed)
+    done = found_done(Path(out) / "games.jsonl" if out else None, tasks)
+    todo = [t for t in tasks if t not in done]
+    seats: dict[str, int] = {a: 0, b: 0}
+    for t in todo:
+        seats[t.p1] += 1
+        seats[t.p2] += 1
+    deals = sorted({t.seed for t in todo})
+    where = f"deals {deals[0]} to {deals[-1]}" if deals else "no deal"
+    schedule_text = (f"{len(todo)} games on {len(deals)} deals ({where}), each deal from both "
+                     "seats" + (f"; {len(done)} found done in {out}, not counted" if done else ""))
+    found = project("duel tournament", len(todo), schedule_text, seats, seed, jobs)
+    found.budget_usd = budget_usd
+    return found
+
+
 def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | None = None,
         progress: bool = True, budget_usd: float | None = None,
         ray: str | None = None, llm_limit: LimitSpec | None = None,
@@ -160,17 +200,9 @@ def run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1, out: str | Non
     standings = Standings(a, b)
     earlier: dict[GameTask, GameCost] = {}
     path = Path(out) / "games.jsonl" if out else None
-    if path is not None:
-        found: dict[tuple[int, str, str], list[GameSummary]] = {}
-        for g in read_games(path):
-            if g.seed is not None:
-                found.setdefault((g.seed, *g.specs), []).append(g)
-        for t in tasks:
-            # By count, not presence: with A == B both games of a deal have the same key.
-            if found.get((t.seed, t.p1, t.p2)):
-                g = found[(t.seed, t.p1, t.p2)].pop(0)
-                standings.add(g, t.a_seat)
-                earlier[t] = GameCost.of_game(g)
+    for t, g in found_done(path, tasks).items():
+        standings.add(g, t.a_seat)
+        earlier[t] = GameCost.of_game(g)
 
     recorded = transcripts and path is not None
 

@@ -79,8 +79,16 @@ class OpenAICache:
 
 
 class AnthropicCache:
+    """Also Anthropic's free token counting (`count`, for the server's count_tokens path): the
+    input a call of the same request is billed for."""
+
     def __init__(self) -> None:
         self.written: set[str] = set()
+
+    def count(self, body: dict[str, Any]) -> int:
+        system = body.get("system") or []
+        blocks = system if isinstance(system, list) else [{"type": "text", "text": system}]
+        return tokens(_text(blocks)) + sum(tokens(_text(m["content"])) for m in body["messages"])
 
     def __call__(self, body: dict[str, Any]) -> Scripted:
         system = body.get("system") or []

@@ -68,6 +68,9 @@ def error_reply(status: int, headers: dict[str, str] | None = None,
 class FakeLLMServer:
     def __init__(self, responder: Callable[[dict[str, Any]], Scripted] | None = None) -> None:
         self.responder = responder  # replies when the script is empty
+        # Anthropic's POST /v1/messages/count_tokens: {"input_tokens": counter(body)} (None:
+        # the endpoint is not there, a 404)
+        self.counter: Callable[[dict[str, Any]], int] | None = getattr(responder, "count", None)
         self.script: deque[Scripted] = deque()
         self.requests: list[dict[str, Any]] = []
         self.delay = 0.0  # seconds before each reply
@@ -88,7 +91,10 @@ class FakeLLMServer:
                                             "body": body})
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
-                    if server.script:
+                    if self.path.endswith("/count_tokens"):
+                        reply = Scripted({"input_tokens": server.counter(body)}) \
+                            if server.counter is not None else error_reply(404)
+                    elif server.script:
                         reply = server.script.popleft()
                     elif server.responder is not None:
                         reply = server.responder(body)

@@ -20,6 +20,11 @@ call after each game's first, and duel's cost of the OpenRouter games against Op
 usage.cost (and against the list price).
 
 `projection` compares `duel llm check`'s projection of a game with what GAMES games cost.
+
+`dryrun` runs `duel tournament --dry-run` for a GAMES-game tournament (default 20) of
+`llm:anthropic:claude-sonnet-4-6` against random on the Anthropic caching fake (its tokens
+counted by the fake's count_tokens endpoint), then plays that tournament, and prints the
+projection against what the run spent (and the per-game spread, n games, bootstrap 95% CI).
 """
 
 from __future__ import annotations
@@ -166,6 +171,33 @@ def projection(games: int) -> None:
           f"cold call x {DECISIONS_PER_SEAT} said ${old:.4f}, {old / mean - 1:+.1%}")
 
 
+def dryrun(games: int, jobs: int = 2) -> None:
+    from duel.records import read_games
+    from duel.runs.tournament import dry_run, run
+    from duel.stats import bootstrap_ci
+
+    os.environ.setdefault("ANTHROPIC_API_KEY", "sk-test")
+    with FakeLLMServer(AnthropicCache()) as server, tempfile.TemporaryDirectory() as tmp:
+        spec = f"llm:anthropic:claude-sonnet-4-6,base_url={server.url}"
+        projected = dry_run(spec, "random", games, seed=0, jobs=jobs, out=tmp)
+        counted = len(server.requests)
+        assert all(r["path"].endswith("/count_tokens") for r in server.requests)
+        run(spec, "random", games, seed=0, jobs=jobs, out=tmp, progress=False)
+        played = read_games(Path(tmp) / "games.jsonl")
+    per_game = [sum(t["cost_usd"] for t in (g.totals or {}).values() if t) for g in played]
+    calls = sum(t["calls"] for g in played for t in (g.totals or {}).values() if t)
+    spent = sum(per_game)
+    total = projected.total
+    assert total is not None
+    lo, hi = bootstrap_ci(per_game)
+    print(projected.text())
+    print(f"{counted} count_tokens requests before the run, none to messages")
+    print(f"spent: ${spent:.4f} over n={len(played)} games, {calls} LLM calls (per game mean "
+          f"${spent / len(played):.4f}, bootstrap 95% CI ${lo:.4f}-${hi:.4f}); projected "
+          f"${total.usd:.4f} (${total.low_usd:.4f} to ${total.high_usd:.4f}): "
+          f"{total.usd / spent - 1:+.1%}; calls projected {projected.calls()[0]}, made {calls}")
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "waste"
     if what == "waste":
@@ -173,7 +205,9 @@ if __name__ == "__main__":
               int(sys.argv[3]) if len(sys.argv) > 3 else None)
     elif what == "projection":
         projection(int(sys.argv[2]) if len(sys.argv) > 2 else 4)
+    elif what == "dryrun":
+        dryrun(int(sys.argv[2]) if len(sys.argv) > 2 else 20)
     elif what == "caching":
         caching(int(sys.argv[2]) if len(sys.argv) > 2 else 4)
     else:
-        raise SystemExit(f"unknown measurement {what!r}: waste or caching")
+        raise SystemExit(f"unknown measurement {what!r}: waste, caching, projection or dryrun")

@@ -38,11 +38,12 @@ from duel.agents.spec import make_agent
 from duel.analysis.sidecar import file_hash
 from duel.engine import IllegalMoveError, Move
 from duel.errors import DuelError, InvalidStateError, SpecError, UsageError
-from duel.grading.games import BASELINE, NULL_VARIANT, RunOutcome, prompt_hash, variant_spec
+from duel.grading.games import RunOutcome, prompt_hash, variant_names, variant_spec
 from duel.grading.variants import GradeVariant
 from duel.runs.budget import Budget, GameCost
 from duel.runs.campaign import Campaign
 from duel.runs.campaign import run as campaign_run
+from duel.runs.dryrun import DryRun
 from duel.util.files import atomic_write
 
 from .suite import Position, Suite, load
@@ -175,12 +176,18 @@ def bind(folder: Path, suite_path: str | Path, suite: Suite) -> None:
     path.write_text(json.dumps(record) + "\n")
 
 
+def answer_tasks(suite: Suite, names: list[str]) -> list[AnswerTask]:
+    """A position grading run's answers in asking order: position by position, every variant
+    at each (a run cut short leaves pairs)."""
+    return [AnswerTask(v, p.id) for p in suite.positions for v in names]
+
+
 def run(suite_path: str | Path, variants: list[str], model: str, out: str | Path,
         jobs: int = 4, progress: bool = True, budget_usd: float | None = None
         ) -> tuple[Suite, RunOutcome]:
     """Ask every variant every position of the suite (see the module docstring); the suite and
     how the run ended."""
-    names = list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
+    names = variant_names(variants)
     for name in names:
         past = GradeVariant.parse(name).harness.needs_game()
         if past:
@@ -196,7 +203,7 @@ def run(suite_path: str | Path, variants: list[str], model: str, out: str | Path
     budget = Budget(budget_usd, str(folder), unit="answer")
     budget.check_agents(agents.values())
     by_id = suite.by_id()
-    tasks = [AnswerTask(v, p.id) for p in suite.positions for v in names]
+    tasks = answer_tasks(suite, names)
     earlier = {}
     for task in tasks:
         found = _kept(answer_path(folder, task.variant, task.position), model, task.variant)
@@ -207,6 +214,31 @@ def run(suite_path: str | Path, variants: list[str], model: str, out: str | Path
         lambda t, answer: answer.cost, group=lambda t: t.variant, unit="answer")
     notes = campaign_run(campaign, tasks, earlier, budget, jobs, progress)
     return suite, RunOutcome(notes)
+
+
+def dry_run(suite_path: str | Path, variants: list[str], model: str, out: str | Path,
+            jobs: int = 4, budget_usd: float | None = None) -> DryRun:
+    """What `run` would ask (the answers kept in `out` left out) and its projected cost, with
+    nothing asked and nothing written (duel.runs.dryrun): the suite's own positions are the
+    prompts counted."""
+    from duel.runs.dryrun import project
+
+    names = variant_names(variants)
+    suite = load(suite_path)
+    specs = {name: variant_spec(model, name) for name in names}
+    tasks = answer_tasks(suite, names)
+    todo = [t for t in tasks
+            if _kept(answer_path(Path(out), t.variant, t.position), model, t.variant) is None]
+    asks = {specs[n]: sum(1 for t in todo if t.variant == n) for n in names}
+    done = len(tasks) - len(todo)
+    schedule = (f"{len(names)} variants ({', '.join(names)}) x {len(suite.positions)} "
+                f"positions of {suite_path}"
+                + (f"; {done} answers found in {out}, not counted" if done else ""))
+    sample = [(p.view, list(p.legal), None) for p in suite.positions]
+    found = project("duel grade --positions", len(todo), schedule, asks, 0, jobs,
+                    sample=sample, unit="answer")
+    found.budget_usd = budget_usd
+    return found
 
 
 def answers(out: str | Path, suite: Suite) -> list[Answer]:

@@ -1,0 +1,299 @@
+"""`--dry-run` of `duel tournament` and `duel grade`: the games a run would play, the LLM calls
+and their projected cost, with nothing played and no model called that costs money.
+
+The caller computes its run's schedule as the run does (the same tasks, the games found done in
+its folder left out) and says how many games each seat's spec would play; this module projects
+each LLM player by the projection model of `duel llm check` (duel.agents.llm.projection):
+
+- calls: DECISIONS_PER_SEAT per game (the range DECISIONS_RANGE), one per decision;
+- input per call: the rules text and a typical state's turn message, as the seat would send
+  them, counted by the provider's free token counting where it has one (duel.agents.llm.
+  counting), else estimated locally. The typical state is the decision whose turn message is
+  nearest the mean length over a game on the run's first deal (rule against rule);
+- output per call: the move's JSON (the mean over that game's moves, estimated locally); a
+  reasoning model's reasoning is not known before a call and is not in the figure (`duel llm
+  check` measures one), which the projection says;
+- cold and warm calls: the rules text written to the provider's cache by the first call of each
+  game running at once (`jobs`), per rules text and model, and read from it by every other call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from duel.agents.llm.projection import (
+    DECISIONS_PER_SEAT,
+    DECISIONS_RANGE,
+    Call,
+    Spend,
+    estimate_tokens,
+)
+from duel.agents.llm.projection import spend as project_spend
+from duel.agents.spec import make_agent
+from duel.engine import Move, Perspective
+from duel.match import play_match
+from duel.runs.budget import price_hint
+
+NOTHING_SPENT = "nothing played, no model called that costs money"
+
+
+@dataclass
+class Player:
+    """One seat's spec in the run: the games it plays a seat in and, for an LLM, its projection."""
+
+    spec: str
+    seat_games: int
+    llm: bool = False
+    model: str = ""
+    reasoning: str = ""
+    call: Call | None = None
+    counted_by: str = ""
+    cold_calls: int = 0
+    cold_usd: float | None = None
+    warm_usd: float | None = None
+    notes: list[str] = field(default_factory=list)
+    cache: Any = None  # the provider's cache it shares: endpoint, model and rules text
+    # decisions per game (a position grading's unit is one answer): projected, low, high
+    decisions: tuple[int, int, int] = (DECISIONS_PER_SEAT, *DECISIONS_RANGE)
+    unit: str = "game"
+
+    @property
+    def spend(self) -> Spend | None:
+        """The projected dollars (None: no price)."""
+        if not self.llm:
+            return Spend(0.0, 0.0, 0.0)
+        if self.cold_usd is None or self.warm_usd is None:
+            return None
+        return project_spend(self.cold_usd, self.warm_usd, self.seat_games, self.cold_calls,
+                             self.decisions)
+
+    def to_json(self) -> dict[str, Any]:
+        s = self.spend
+        mid, low, high = self.decisions
+        out: dict[str, Any] = {"spec": self.spec, f"{self.unit}s": self.seat_games,
+                               "llm": self.llm}
+        if self.llm and self.call is not None:
+            out.update(
+                model=self.model, reasoning=self.reasoning,
+                calls=self.seat_games * mid,
+                calls_range=[self.seat_games * low, self.seat_games * high],
+                input_tokens_per_call=self.call.input_tokens,
+                rules_tokens=self.call.rules_tokens,
+                output_tokens_per_call=self.call.output_tokens,
+                counted_by=self.counted_by, cold_calls=self.cold_calls,
+                cached_share=round(self.cached_share, 4),
+                cold_call_usd=self.cold_usd, warm_call_usd=self.warm_usd,
+                cost_usd=None if s is None else s.usd, low_usd=None if s is None else s.low_usd,
+                high_usd=None if s is None else s.high_usd, notes=self.notes)
+        return out
+
+    @property
+    def cached_share(self) -> float:
+        """The share of the player's input tokens assumed read from the cache."""
+        if self.call is None:
+            return 0.0
+        calls = self.seat_games * self.decisions[0]
+        warm = max(0, calls - self.cold_calls)
+        return self.call.cached_share() * warm / calls if calls else 0.0
+
+
+@dataclass
+class DryRun:
+    """A run's projection: what it would play, and each player's projected cost."""
+
+    command: str  # "duel tournament", "duel grade"
+    games: int  # games the run would play now
+    schedule: str  # the schedule in words
+    players: list[Player]
+    notes: list[str] = field(default_factory=list)
+    unit: str = "game"
+    budget_usd: float | None = None  # the run's --budget-usd
+
+    @property
+    def total(self) -> Spend | None:
+        spends = [p.spend for p in self.players]
+        if any(s is None for s in spends):
+            return None
+        return Spend(*(round(sum(getattr(s, k) for s in spends if s is not None), 6)
+                       for k in ("usd", "low_usd", "high_usd")))
+
+    def calls(self) -> tuple[int, int, int]:
+        """LLM calls: projected, low, high."""
+        llm = [p for p in self.players if p.llm]
+        mid, low, high = (sum(p.seat_games * p.decisions[i] for p in llm) for i in range(3))
+        return mid, low, high
+
+    def to_json(self) -> dict[str, Any]:
+        t = self.total
+        calls, low, high = self.calls()
+        return {"command": self.command, f"{self.unit}s": self.games, "schedule": self.schedule,
+                "llm_calls": calls, "llm_calls_range": [low, high],
+                "players": [p.to_json() for p in self.players],
+                "cost_usd": None if t is None else t.usd,
+                "low_usd": None if t is None else t.low_usd,
+                "high_usd": None if t is None else t.high_usd,
+                "notes": [*self.notes, *self.budget_notes()]}
+
+    def text(self) -> str:
+        calls, low, high = self.calls()
+        lines = [f"{self.command} --dry-run: {NOTHING_SPENT}",
+                 f"  {self.unit + 's:':<7} {self.games} to "
+                 f"{'play' if self.unit == 'game' else 'ask'}: {self.schedule}"]
+        for p in self.players:
+            lines += _player_lines(p)
+        t = self.total
+        money = "unknown (a player's model has no price)" if t is None else \
+            f"${t.usd:.4f} projected (${t.low_usd:.4f} to ${t.high_usd:.4f})"
+        lines.append(f"  {'total:':<7} {money} for {self.games} {self.unit}s, {calls} LLM calls "
+                     f"({low} to {high})")
+        lines += [f"  {'note:':<7} {n}" for n in [*self.notes, *self.budget_notes()]]
+        return "\n".join(lines)
+
+    def budget_notes(self) -> list[str]:
+        """What --budget-usd would do to the run, at the projected mean cost per game."""
+        if self.budget_usd is None:
+            return []
+        t = self.total
+        if t is None:
+            return [f"--budget-usd {self.budget_usd:.2f}: refused at the start (a model without "
+                    "a price)"]
+        if t.usd <= self.budget_usd:
+            return [f"--budget-usd {self.budget_usd:.2f}: the projected ${t.usd:.4f} is within "
+                    "it" + (" (the range's high end is not)" if t.high_usd > self.budget_usd
+                            else "")]
+        fits = int(self.budget_usd / (t.usd / self.games)) if self.games else 0
+        return [f"--budget-usd {self.budget_usd:.2f}: the run would stop after about {fits} of "
+                f"the {self.games} {self.unit}s (at the projected mean of "
+                f"${t.usd / self.games:.4f} each)"]
+
+
+def _player_lines(p: Player) -> list[str]:
+    if not p.llm:
+        return [f"  {p.spec}: {p.seat_games} {p.unit}s, no LLM: free"]
+    mid, low, high = p.decisions
+    assert p.call is not None
+    c = p.call
+    each = "one call each" if mid == low == high else \
+        f"{mid} calls each ({low} to {high}, one per decision)"
+    lines = [f"  {p.spec}: {p.seat_games} {p.unit}s, {each} = {p.seat_games * mid} calls "
+             "(re-asks cost more)",
+             f"    reasoning:  {p.reasoning}",
+             f"    input:      {c.input_tokens} tokens per call (the rules text's {c.rules_tokens}"
+             f" and a typical state), counted by {p.counted_by}",
+             f"    cache:      {_writes(p)}, read by every other call: {p.cached_share:.1%} "
+             "of the input assumed cached",
+             f"    output:     {c.output_tokens} tokens per call (the move's JSON, local "
+             "estimate)"]
+    s = p.spend
+    if s is None:
+        lines.append(f"    cost:       unknown: {p.model} has no price; {price_hint([p.model])}")
+    else:
+        lines.append(f"    cost:       ${s.usd:.4f} projected (${s.low_usd:.4f} to "
+                     f"${s.high_usd:.4f}): cold calls ${p.cold_usd:.6f}, warm calls "
+                     f"${p.warm_usd:.6f} each at the price table's prices")
+    lines += [f"    note:       {n}" for n in p.notes]
+    return lines
+
+
+def _writes(p: Player) -> str:
+    if p.cold_calls == 0:
+        return "the rules text written to the cache by another player's calls (the same text)"
+    return (f"the rules text written to the cache by {p.cold_calls} call"
+            f"{'s' * (p.cold_calls != 1)} (the first of each {p.unit} running at once)")
+
+
+Sample = Sequence[tuple[dict[str, Any], list[Move], Move | None]]  # view, legal moves, move made
+
+
+def sample_decisions(seed: int) -> Sample:
+    """Every decision of a rule-against-rule game on deal `seed`: the view and legal moves as
+    the seat to move sees them (it is player2 there, as LLM seats are), and the move played."""
+    found: list[tuple[dict[str, Any], list[Move], Move | None]] = []
+
+    def seen(record: Any, before: Any, after: Any) -> None:
+        p = Perspective.to_move(before)
+        found.append((p.view(before), p.moves_out(before.legal_moves()),
+                      p.moves_out([record.move])[0]))
+
+    play_match("rule", "rule", seed=seed, on_move=seen)
+    return found
+
+
+def project(command: str, games: int, schedule: str, seat_games: Mapping[str, int], seed: int,
+            jobs: int, notes: Sequence[str] = (), sample: Sample | None = None,
+            unit: str = "game") -> DryRun:
+    """The projection of a run of `games` games whose seats' specs play `seat_games` of them
+    (by spec, in the order given; a spec in both seats of a game counts it twice); `seed`: the
+    run's first deal; `jobs`: games at once (0: all of them). `sample`: the decisions whose
+    prompts are counted (default: a game on deal `seed`); `unit` "answer": each of the
+    `games` is one decision (a position grading run)."""
+    from duel.agents.llm.agent import LLMAgent
+
+    players: list[Player] = []
+    for spec, played in seat_games.items():
+        agent = make_agent(spec)
+        if not isinstance(agent, LLMAgent):
+            players.append(Player(agent.spec, played, unit=unit))
+            continue
+        if sample is None:
+            sample = sample_decisions(seed)
+        player = _llm_player(agent, played, sample)
+        if unit != "game":  # an answer to a position: one decision
+            player.decisions, player.unit = (1, 1, 1), unit
+        players.append(player)
+    _cold_calls(players, jobs)
+    for p in players:
+        if p.llm and p.call is not None:
+            p.cold_usd = p.call.usd(p.model, warm=False)
+            p.warm_usd = p.call.usd(p.model, warm=True)
+    return DryRun(command, games, schedule, players, list(notes), unit)
+
+
+def _llm_player(agent: Any, games: int, sample: Sample) -> Player:
+    from duel.agents.llm.counting import count
+
+    messages = [agent.conversation(view, legal).messages for view, legal, _ in sample]
+    sizes = [sum(len(json.dumps(m)) for m in ms) for ms in messages]
+    mean = sum(sizes) / len(sizes)
+    typical = messages[min(range(len(sizes)), key=lambda i: abs(sizes[i] - mean))]
+    counted = count(agent, typical)
+    moves = [m if m is not None else legal[0] for _, legal, m in sample]
+    answer = round(sum(estimate_tokens(json.dumps(m.to_json())) for m in moves) / len(moves))
+    p = Player(agent.spec, games, llm=True, model=agent.provider.model,
+               reasoning=agent.reasoning_label(),
+               call=Call(counted.input_tokens, answer, counted.rules_tokens),
+               counted_by=counted.by)
+    p.cache = (agent.endpoint, agent.provider.model, agent.variant.system)
+    if agent.model_reasons or agent.effective_settings().reasons():
+        p.notes.append("a reasoning model: its reasoning tokens per call are not known before "
+                       "a call and are not in this figure (duel llm check SPEC measures one)")
+    if getattr(agent, "tool_steps", 0):
+        p.notes.append(f"tools=on: each look-up is a call of its own (up to {agent.tool_steps} "
+                       "per decision), not in this figure")
+    if agent.harness.history:
+        p.notes.append("history=: the turn message grows through the game; projected at a "
+                       "typical state's")
+    if agent.provider.name == "openrouter":
+        p.notes.append("OpenRouter bills each call itself (usage.cost): priced here at the "
+                       "maker's list price")
+    return p
+
+
+def _cold_calls(players: list[Player], jobs: int) -> None:
+    """Each cache group (model and rules text) writes the cache once per game running at once:
+    its first `jobs` games' first calls (all of them when `jobs` is 0), given to its players in
+    order."""
+    groups: dict[Any, list[Player]] = {}
+    for p in players:
+        if p.llm:
+            groups.setdefault(p.cache, []).append(p)
+    for members in groups.values():
+        games = sum(p.seat_games for p in members)
+        cold = games if jobs <= 0 else min(jobs, games)
+        for p in members:
+            p.cold_calls = min(cold, p.seat_games)
+            cold -= p.cold_calls
+
