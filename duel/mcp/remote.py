@@ -3,9 +3,9 @@
 
 The seat's status is the server's own view for its token (`GET /games/{code}`, whose headers say
 the ply it was read at and whether the game is over: one request a turn) and, once the game is
-over, its result (`GET /games/{code}/info`); a move is `POST /games/{code}/moves` with the ply it was
-decided at, so a move is never applied twice. The answer waits on the game's event stream, opened
-before the move is sent, so that every ply after it is seen (each event's view carries its
+over, its result (`GET /games/{code}/info`); a move is `POST /games/{code}/moves` with the ply it
+was decided at, so a move is never applied twice. The answer waits on the game's event stream,
+opened before the move is sent, so that every ply after it is seen (each event's view carries its
 previousMove) until the seat is to move again, the game is over, or `wait` seconds pass.
 """
 

@@ -7,8 +7,8 @@ there and a move out of turn are tool errors."""
 from __future__ import annotations
 
 import random
-from collections import Counter
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 import duel
+
 
 def mcp_on(server: Server, wait: float = 60) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable,
