@@ -269,3 +269,28 @@ def test_the_board_image_is_the_same_for_the_same_view_and_hides_nothing_it_lack
     assert render(view).png == render(dict(view, code="OTHER123")).png  # the code is not drawn
     other = Perspective.of_player(2).view(state)
     assert render(other).png != render(view).png  # each seat sees its own side at the bottom
+
+
+def test_llm_check_sends_the_picture_so_a_model_without_images_is_found_before_a_run(
+        server: FakeLLMServer) -> None:
+    """`duel llm check SPEC,image=on` plays its one decision as a game would, picture
+    included; a server that takes no images refuses that call, and the check says so."""
+    from helpers.fake_llm_server import Scripted
+
+    from duel.cli.llm import check
+    from duel.errors import DuelError
+
+    server.responder = HarnessModel()
+    spec = SPECS["compat-text"].format(url=server.url) + ",image=on,transport_retries=0"
+    found = check(spec)
+    assert found["legal_at_attempt"] == 1
+    first = server.requests[0]["body"]["messages"][1]["content"]
+    assert first[1]["image_url"]["url"].startswith("data:image/png;base64,")
+    # a model that reads no images: OpenAI's documented 400 for a picture it cannot take
+    server.responder = None
+    refusal = {"error": {"message": "Invalid content type. image_url is only supported by "
+                                    "certain models.", "type": "invalid_request_error",
+                         "param": "messages.[1].content.[1].type", "code": None}}
+    server.enqueue(*[Scripted(refusal, 400)] * 9)
+    with pytest.raises(DuelError, match="image_url is only supported by certain models"):
+        check(spec)
