@@ -71,7 +71,7 @@ class ResponsesProvider:
                 s: Settings, tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """The request's parameters besides the model (`tools`: the tool set, tools=on)."""
         schema = schema if schema is not None else structured_schema()
-        kwargs: dict[str, Any] = {"instructions": system, "input": list(messages),
+        kwargs: dict[str, Any] = {"instructions": system, "input": _input(messages),
                                   "max_output_tokens": max_tokens, "store": False,
                                   **caching.request_options("openai", system)}
         if tools is not None:
@@ -113,6 +113,26 @@ class ResponsesProvider:
             return reply(resp, "tools" if tools is not None else s.mode)
         except (AttributeError, TypeError, ValueError, IndexError) as exc:
             raise TransportError(f"{self.name}: malformed response: {exc}") from exc
+
+
+def _input(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The conversation as Responses input: a message's content parts in the Responses form
+    (the board picture of image=on is built as Chat Completions parts: text and image_url)."""
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list) and "role" in m:
+            m = {**m, "content": [_part(p) for p in content]}
+        out.append(m)
+    return out
+
+
+def _part(part: dict[str, Any]) -> dict[str, Any]:
+    if part.get("type") == "text":
+        return {"type": "input_text", "text": part["text"]}
+    if part.get("type") == "image_url":
+        return {"type": "input_image", "image_url": part["image_url"]["url"], "detail": "auto"}
+    return part
 
 
 def reply(resp: Any, mode: str) -> Reply:
