@@ -89,6 +89,7 @@ def test_a_whole_game_through_the_tools_with_a_reasoning_effort(tmp_path: Path) 
     assert {tc["tool"] for c in calls for tc in c["tool_calls"]} == {t.name for t in TOOLS}
     totals = LLMTotals.from_json(t.footer["totals"]["1"])
     assert totals.calls == len(calls) == model.calls
+    assert totals.unusable_output_tokens == 0  # the look-ups (TOOLS) are not unusable replies
     assert totals.input_tokens == sum(1000 + 100 * len(b["input"]) for b in model.bodies)
     # every request the server took is one the Responses API takes
     assert all(b["store"] is False and b["reasoning"] == {"effort": "high", "summary": "auto"}
