@@ -196,3 +196,33 @@ def test_the_board_picture_goes_as_a_responses_input_image(server: FakeLLMServer
     assert text["type"] == "input_text" and "you are player2" in text["text"]
     assert image["type"] == "input_image" and image["detail"] == "auto"
     assert image["image_url"].startswith("data:image/png;base64,")
+
+
+def test_a_model_that_refuses_the_summary_duel_asked_for_is_asked_no_more(
+        server: FakeLLMServer) -> None:
+    """A model the table does not know is asked for a reasoning summary (OpenAI's models
+    reason, as a rule); one that does not reason refuses it, and is not asked again."""
+    model = OpenAIResponsesModel(OpenAIReasoningModel(reasoning=0))
+
+    def no_reasoning(body: dict[str, Any]) -> Any:
+        if "reasoning" in body:
+            return openai_error(400, "Unsupported parameter: 'reasoning.summary' is not "
+                                "supported with this model.", "reasoning.summary",
+                                "unsupported_parameter")
+        return model(body)
+
+    server.responder = no_reasoning
+    view, legal = play_card_position()
+    agent = make_agent(f"llm:openai:mystery-1,base_url={server.url}/v1")
+    for _ in range(2):
+        d = agent.choose(view, legal, random.Random(0))
+        assert d.details["llm"]["legal_at_attempt"] == 1
+        assert [c["category"] for c in d.details["llm"]["calls"]] == ["OK"]
+    assert ["reasoning" in r["body"] for r in server.requests] == [True, False, False]
+    # an effort the spec sets is never dropped: the refusal is the attempt's failure
+    server.requests.clear()
+    d = make_agent(f"llm:openai:mystery-2,base_url={server.url}/v1,reasoning_effort=low,"
+                   "max_attempts=1").choose(view, legal, random.Random(0))
+    assert d.details["llm"]["fallback"] == "random"
+    assert "'reasoning.summary' is not supported" in d.details["llm"]["calls"][0]["error"]
+    assert all(r["body"]["reasoning"]["effort"] == "low" for r in server.requests)

@@ -35,7 +35,7 @@ from duel.agents.llm.providers import (
     served,
 )
 from duel.agents.llm.schema import structured_schema
-from duel.errors import SpecError, TransportError
+from duel.errors import RequestError, SpecError, TransportError
 
 TOKEN_PARAM = "max_output_tokens"
 
@@ -99,6 +99,10 @@ class ResponsesProvider:
                 kwargs["include"] = list(tool_responses.INCLUDE)
         return kwargs
 
+    def _summary_refused(self, exc: Exception, s: Settings) -> bool:
+        """`exc` refuses the reasoning summary duel asked for on its own (no effort set)."""
+        return self.reasons and s.reasoning_effort is None and _refuses_reasoning(exc)
+
     async def complete(self, system: str, messages: list[dict[str, Any]], max_tokens: int,
                        temperature: float | None, *, schema: dict[str, Any] | None = None,
                        settings: Settings | None = None,
@@ -108,11 +112,23 @@ class ResponsesProvider:
         try:
             resp = await self._client.responses.create(model=self.model, **kwargs)
         except Exception as exc:  # noqa: BLE001 - mapped to our three kinds, or re-raised
-            raise _classify(exc, self._sdk, self.name, self.model) from exc
+            mapped = _classify(exc, self._sdk, self.name, self.model)
+            if not self._summary_refused(mapped, s):
+                raise mapped from exc
+            # duel's own ask for a summary, refused by a model that does not reason (one the
+            # table does not know): asked no more, nothing the spec set is changed
+            self.reasons = False
+            return await self.complete(system, messages, max_tokens, temperature,
+                                       schema=schema, settings=s, tools=tools)
         try:
             return reply(resp, "tools" if tools is not None else s.mode)
         except (AttributeError, TypeError, ValueError, IndexError) as exc:
             raise TransportError(f"{self.name}: malformed response: {exc}") from exc
+
+
+def _refuses_reasoning(exc: Exception) -> bool:
+    param = getattr(exc, "param", None) or ""
+    return isinstance(exc, RequestError) and param.startswith("reasoning")
 
 
 def _input(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
