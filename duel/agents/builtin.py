@@ -53,8 +53,8 @@ LLM_PARAMS = {
                                       "(reasoning_effort=) or budget (thinking=N)"),
     "provider": Param(str, None, "openrouter: the one backend to play on (no fallback)"),
     "mode": Param(str, "", "structured output: json_schema, tool, json_object or text"),
-    "api": Param(str, "", "openai: chat (Chat Completions, the default) or responses (the "
-                          "Responses API: reasoning summaries, tools with reasoning)"),
+    "api": Param(str, "", "openai: responses (the Responses API, the default: reasoning "
+                          "summaries, tools with reasoning) or chat (Chat Completions)"),
     "base_url": Param(str, "", "API endpoint (openai, anthropic, openrouter)"),
     "concurrency": Param(int, 8, "concurrent calls to this endpoint"),
     "transport_retries": Param(int, 6, "retries of a failed connection, 429 or 5xx"),

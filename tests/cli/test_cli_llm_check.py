@@ -58,7 +58,7 @@ def openai_server(keys: None) -> Iterator[FakeLLMServer]:
 
 
 def openai_spec(srv: FakeLLMServer, model: str = "gpt-4o-mini") -> str:
-    return f"llm:openai:{model},base_url={srv.url}/v1,backoff=0.01"
+    return f"llm:openai:{model},base_url={srv.url}/v1,api=chat,backoff=0.01"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -176,7 +176,7 @@ def test_an_endpoint_that_does_not_answer_is_one_line(
 def test_the_exit_status_and_streams_of_the_real_command(keys: None) -> None:
     url = f"http://127.0.0.1:{_closed_port()}/v1"
     done = subprocess.run([sys.executable, "-m", "duel.cli", "llm", "check",
-                           f"llm:openai:gpt-5-mini,base_url={url},backoff=0.01"],
+                           f"llm:openai:gpt-5-mini,base_url={url},api=chat,backoff=0.01"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("duel llm check: the endpoint did not answer")

@@ -47,7 +47,7 @@ def test_an_openai_reasoning_model_the_table_does_not_know_is_adapted_to(
 def test_an_openai_reasoning_model_with_high_effort(
         server: FakeLLMServer, capsys: pytest.CaptureFixture[str]) -> None:
     server.responder = OpenAIReasoningModel(reasoning=600)
-    code, found, err = check(f"llm:openai:gpt-5-mini,base_url={server.url}/v1,"
+    code, found, err = check(f"llm:openai:gpt-5-mini,base_url={server.url}/v1,api=chat,"
                              "reasoning_effort=high", capsys)
     assert code == 0, err
     assert found["reasoning"] == "reasoning_effort=high"
@@ -85,8 +85,8 @@ def test_a_thinking_budget_on_an_adaptive_only_claude_exits_2_before_any_call(
 def test_a_refused_reasoning_effort_exits_2_naming_it(
         server: FakeLLMServer, capsys: pytest.CaptureFixture[str]) -> None:
     server.responder = OpenAIReasoningModel(refused_efforts=("minimal",))
-    code, _, err = check(f"llm:openai:gpt-5,base_url={server.url}/v1,reasoning_effort=minimal",
-                         capsys)
+    code, _, err = check(f"llm:openai:gpt-5,base_url={server.url}/v1,api=chat,"
+                         "reasoning_effort=minimal", capsys)
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1
     assert lines[0].startswith("duel llm check:") and "reasoning_effort" in lines[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import zlib
 from typing import Any
 
@@ -87,13 +88,14 @@ class OpenAIReasoningModel:
     same position); `max_output`, when set, is its output limit: a larger
     max_completion_tokens is refused as OpenAI refuses it. `effort` is what it takes when none
     is sent; `tools_with_effort_refused`: function tools with a reasoning effort are refused, as
-    gpt-5.x refuses them on Chat Completions."""
+    gpt-5.x refuses them on Chat Completions (None, the default: for the models named gpt-5.N,
+    as the provider does)."""
 
     def __init__(self, reasoning: int = 600, hard: int = 0, hard_every: int = 5,
                  refused_efforts: tuple[str, ...] = (),
                  effort_scale: dict[str, float] | None = None, spread: float = 0.0,
                  max_output: int | None = None, effort: str = "medium",
-                 tools_with_effort_refused: bool = False) -> None:
+                 tools_with_effort_refused: bool | None = None) -> None:
         self.reasoning = reasoning
         self.hard = hard
         self.hard_every = hard_every
@@ -131,7 +133,10 @@ class OpenAIReasoningModel:
         if body.get("reasoning_effort") in self.refused_efforts:
             return openai_error(400, EFFORT.format(value=body["reasoning_effort"]),
                                 "reasoning_effort", "unsupported_value")
-        if self.tools_with_effort_refused and "tools" in body and body.get("reasoning_effort"):
+        refuses = self.tools_with_effort_refused
+        if refuses is None:
+            refuses = re.match(r"gpt-5\.\d", body.get("model", "")) is not None
+        if refuses and "tools" in body and body.get("reasoning_effort") not in (None, "none"):
             return openai_error(400, TOOLS_WITH_EFFORT.format(model=body["model"]),
                                 "reasoning_effort", "unsupported_parameter")
         limit = body.get("max_completion_tokens") or 100_000

@@ -21,6 +21,7 @@ from helpers.fake_reasoning_servers import (
     openai_error,
     pick,
 )
+from helpers.fake_responses_tools import input_problem
 
 MOVED = ("Unsupported parameter: '{param}'. In the Responses API, this parameter has moved to "
          "'{to}'.")
@@ -28,6 +29,15 @@ _MOVED = {"messages": "input", "max_tokens": "max_output_tokens",
           "max_completion_tokens": "max_output_tokens", "response_format": "text.format",
           "reasoning_effort": "reasoning.effort"}
 TOO_LARGE = "max_output_tokens is too large: {sent}. This model supports at most {limit}."
+
+
+def chat_parameter(body: dict[str, Any]) -> Scripted | None:
+    """The API's refusal of a Chat Completions parameter, naming where it moved; or None."""
+    for param, to in _MOVED.items():
+        if param in body:
+            return openai_error(400, MOVED.format(param=param, to=to), param,
+                                "unsupported_parameter")
+    return None
 
 
 class OpenAIResponsesModel:
@@ -38,10 +48,12 @@ class OpenAIResponsesModel:
         self.keys: set[str] = set()
 
     def __call__(self, body: dict[str, Any]) -> Scripted:
-        for param, to in _MOVED.items():
-            if param in body:
-                return openai_error(400, MOVED.format(param=param, to=to), param,
-                                    "unsupported_parameter")
+        refused = chat_parameter(body)
+        if refused is not None:
+            return refused
+        problem = input_problem(body["input"], {})
+        if problem:
+            return openai_error(400, problem, "input", "invalid_value")
         if "temperature" in body and body["temperature"] != 1:
             return openai_error(400, TEMPERATURE.format(value=body["temperature"]),
                                 "temperature", "unsupported_value")
@@ -51,7 +63,8 @@ class OpenAIResponsesModel:
             return openai_error(400, TOO_LARGE.format(sent=limit, limit=most),
                                 "max_output_tokens", "invalid_value")
         reasoning = body.get("reasoning") or {}
-        turns = [{"role": m["role"], "content": m["content"]} for m in body["input"]]
+        turns = [{"role": m["role"], "content": m["content"]} for m in body["input"]
+                 if "role" in m]
         wants = self.model.wants({"messages": turns, "reasoning_effort": reasoning.get("effort")})
         summary = reasoning.get("summary") in ("auto", "concise", "detailed")
         move = pick(turns)

@@ -14,7 +14,7 @@ from duel.analysis import Settings, analyse_file
 from duel.engine import InfoSet
 from duel.runs import tournament
 
-LLM = "llm:openai:gpt-4o-mini,base_url={url}/v1,backoff=0.01"
+LLM = "llm:openai:gpt-4o-mini,base_url={url}/v1,api=chat,backoff=0.01"
 RUNGS = ("mcts:iterations=4", "mcts:iterations=40")
 # (player A, player B, games): a ladder of two rungs, rule and random on it, the LLM against
 # random and rule.

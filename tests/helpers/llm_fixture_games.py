@@ -43,6 +43,9 @@ from duel.match import play_match  # noqa: E402
 from duel.transcripts import TranscriptWriter  # noqa: E402
 
 SEED = 7
+# What a file's spec needs today to mean what it meant when the file was written: the Responses
+# API became llm:openai's default after, so its OpenAI seat now says api=chat.
+PINNED = {"openai_vs_http.jsonl": ",api=chat"}
 
 
 class Unreliable:
@@ -149,8 +152,9 @@ def budget_then(agent: Any, max_tokens: int) -> Any:
 def openai_vs_http(path: Path) -> None:
     with FakeLLMServer(Unreliable(OpenAIReasoningModel(reasoning=300),
                                   openai_faults())) as llm, serving(Bot(bot_faults())) as bot:
+        # Chat Completions, OpenAI's default when the file was written (PINNED: its spec then)
         p1 = make_agent(f"llm:openai:gpt-5-mini,base_url={llm.url}/v1,reasoning_effort=high,"
-                        "backoff=0.01")
+                        "backoff=0.01" + PINNED["openai_vs_http.jsonl"])
         budget_then(p1, 16000)
         p2 = make_agent(f"http:{bot.url},agent=rule,max_attempts=2")
         write_game(path, p1, p2)

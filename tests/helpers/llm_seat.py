@@ -29,7 +29,7 @@ def mv(move: str, **data: Any) -> str:
 
 
 def openai_agent(srv: FakeLLMServer, extra: str = "") -> LLMAgent:
-    agent = make_agent(f"llm:openai:gpt-4o-mini,base_url={srv.url}/v1,backoff=0.01{extra}")
+    agent = make_agent(f"llm:openai:gpt-4o-mini,base_url={srv.url}/v1,api=chat,backoff=0.01{extra}")
     assert isinstance(agent, LLMAgent)
     return agent
 

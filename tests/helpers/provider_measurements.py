@@ -4,14 +4,16 @@
 
     PYTHONPATH=tests python tests/helpers/provider_measurements.py caching [GAMES]
     PYTHONPATH=tests python tests/helpers/provider_measurements.py projection [GAMES]
+    PYTHONPATH=tests python tests/helpers/provider_measurements.py dryrun [GAMES]
+    PYTHONPATH=tests python tests/helpers/provider_measurements.py summaries [GAMES]
 
 `waste` plays GAMES (default 4) seeded `duel match` games of
-`llm:openai:gpt-5.4,reasoning_effort=xhigh` against random on a reasoning model's fake that
-needs ~40,000 reasoning tokens per move at xhigh (10,000 at medium, times 4, within +-50% per
-position), and prints the share of the LLM's output
-tokens spent on replies that were not played, per game and over all games (n games, with a
-bootstrap 95% CI over games). MAX_TOKENS, when given, is the spec's cap (`max_tokens=`). Run
-it with another duel on PYTHONPATH first to compare.
+`llm:openai:gpt-5.4,api=chat,reasoning_effort=xhigh` (Chat Completions, as when it was first
+measured) against random on a reasoning model's fake that needs ~40,000 reasoning tokens per
+move at xhigh (10,000 at medium, times 4, within +-50% per position), and prints the share of
+the LLM's output tokens spent on replies that were not played, per game and over all games
+(n games, with a bootstrap 95% CI over games). MAX_TOKENS, when given, is the spec's cap
+(`max_tokens=`). Run it with another duel on PYTHONPATH first to compare.
 
 `caching` plays GAMES games each against the caching fakes of OpenAI (gpt-5-mini), Anthropic
 (claude-sonnet-4-6) and OpenRouter in front of Anthropic (anthropic/claude-sonnet-4.6, billed at
@@ -25,6 +27,10 @@ usage.cost (and against the list price).
 `llm:anthropic:claude-sonnet-4-6` against random on the Anthropic caching fake (its tokens
 counted by the fake's count_tokens endpoint), then plays that tournament, and prints the
 projection against what the run spent (and the per-game spread, n games, bootstrap 95% CI).
+`summaries` plays GAMES games of `llm:openai:gpt-5.4,reasoning_effort=high` (the default API,
+Responses) on a reasoning model's fake, GAMES with `tools=on`, and GAMES with `api=chat` (Chat
+Completions, the default before), and prints the share of calls whose thinking text was
+recorded (n calls, Wilson 95% CI; and per game, bootstrap 95% CI over games).
 """
 
 from __future__ import annotations
@@ -52,8 +58,9 @@ def waste(games: int, cap: int | None = None) -> None:
                                                 spread=0.5, max_output=128_000)
         for seed in range(games):
             path = Path(tmp) / f"g{seed}.jsonl"
-            spec = (f"llm:openai:gpt-5.4,base_url={server.url}/v1,reasoning_effort=xhigh,"
-                    "fallback=random" + (f",max_tokens={cap}" if cap else ""))
+            spec = (f"llm:openai:gpt-5.4,base_url={server.url}/v1,api=chat,"
+                    "reasoning_effort=xhigh,fallback=random"
+                    + (f",max_tokens={cap}" if cap else ""))
             code = main(["match", "--p1", spec, "--p2", "random", "--seed", str(seed),
                          "--transcript", str(path)])
             assert code == 0, code
@@ -107,7 +114,8 @@ def caching(games: int) -> None:
     backend = {"input": 3.3, "output": 16.5, "cached_input": 0.33, "cache_write_input": 4.125}
     results = []
     for name, responder, spec in (
-            ("OpenAI gpt-5-mini", OpenAICache(), "llm:openai:gpt-5-mini,base_url={url}/v1"),
+            ("OpenAI gpt-5-mini", OpenAICache(),
+             "llm:openai:gpt-5-mini,base_url={url}/v1,api=chat"),
             ("Anthropic claude-sonnet-4-6", AnthropicCache(),
              "llm:anthropic:claude-sonnet-4-6,base_url={url}"),
             ("OpenRouter anthropic/claude-sonnet-4.6", OpenRouterAnthropic(backend),
@@ -198,6 +206,34 @@ def dryrun(games: int, jobs: int = 2) -> None:
           f"{total.usd / spent - 1:+.1%}; calls projected {projected.calls()[0]}, made {calls}")
 
 
+def summaries(games: int) -> None:
+    from helpers.fake_responses_server import OpenAIResponsesModel
+    from helpers.fake_responses_tools import ResponsesToolModel
+
+    from duel.stats import bootstrap_ci, wilson
+
+    os.environ.setdefault("OPENAI_API_KEY", "sk-test")
+    spec = "llm:openai:gpt-5.4,base_url={url}/v1,reasoning_effort=high"
+    for name, responder, extra in (
+            ("Responses (default)", lambda: OpenAIResponsesModel(OpenAIReasoningModel(
+                reasoning=4000, effort_scale=EFFORT_SCALE, spread=0.5, max_output=128_000)),
+             ""),
+            ("Responses, tools=on", lambda: ResponsesToolModel("careful"), ",tools=on"),
+            ("Chat Completions (api=chat)", lambda: OpenAIReasoningModel(
+                reasoning=4000, effort_scale=EFFORT_SCALE, spread=0.5, max_output=128_000),
+             ",api=chat")):
+        with FakeLLMServer(responder()) as server:
+            played = _games(spec.format(url=server.url) + extra, games)
+        calls = [c for g in played for c in g]
+        said = sum(1 for c in calls if c["thinking"].strip())
+        lo, hi = wilson(said, len(calls))
+        glo, ghi = bootstrap_ci([sum(1 for c in g if c["thinking"].strip()) / len(g)
+                                 for g in played])
+        print(f"{name}: reasoning text recorded for {said} of {len(calls)} calls = "
+              f"{said / len(calls):.1%} (Wilson 95% CI {lo:.1%}-{hi:.1%}; per game bootstrap "
+              f"95% CI {glo:.1%}-{ghi:.1%}, n={len(played)} games)", flush=True)
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "waste"
     if what == "waste":
@@ -209,5 +245,8 @@ if __name__ == "__main__":
         dryrun(int(sys.argv[2]) if len(sys.argv) > 2 else 20)
     elif what == "caching":
         caching(int(sys.argv[2]) if len(sys.argv) > 2 else 4)
+    elif what == "summaries":
+        summaries(int(sys.argv[2]) if len(sys.argv) > 2 else 4)
     else:
-        raise SystemExit(f"unknown measurement {what!r}: waste, caching, projection or dryrun")
+        raise SystemExit(f"unknown measurement {what!r}: waste, caching, projection, dryrun "
+                         "or summaries")

@@ -173,7 +173,7 @@ def test_adapted_settings_show_in_each_decision(server: FakeLLMServer) -> None:
 def test_the_status_callback_sees_each_call_start_and_end(server: FakeLLMServer) -> None:
     server.responder = OpenAIReasoningModel()
     view, legal = play_card_position()
-    agent = make_agent(f"llm:openai:o4-mini,base_url={server.url}/v1")
+    agent = make_agent(f"llm:openai:o4-mini,base_url={server.url}/v1,api=chat")
     assert isinstance(agent, LLMAgent)
     events: list[dict[str, Any]] = []
     agent.on_status = events.append

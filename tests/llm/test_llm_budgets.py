@@ -44,7 +44,7 @@ def test_a_reasoning_model_at_xhigh_starts_at_its_limit_and_nothing_is_thrown_aw
         server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     server.responder = xhigh_model()
     path = tmp_path / "xhigh.jsonl"
-    assert main(["match", "--p1", f"llm:openai:gpt-5.4,base_url={server.url}/v1,"
+    assert main(["match", "--p1", f"llm:openai:gpt-5.4,base_url={server.url}/v1,api=chat,"
                  "reasoning_effort=xhigh", "--p2", "random", "--seed", "2",
                  "--transcript", str(path)]) == 0
     out = capsys.readouterr().out
@@ -64,7 +64,8 @@ def test_under_a_cap_a_grown_budget_is_remembered_for_later_moves_and_games(
         server: FakeLLMServer) -> None:
     server.responder = xhigh_model()
     view, legal = play_card_position()
-    spec = f"llm:openai:gpt-5.4,base_url={server.url}/v1,reasoning_effort=xhigh,max_tokens=16000"
+    spec = (f"llm:openai:gpt-5.4,base_url={server.url}/v1,api=chat,reasoning_effort=xhigh,"
+            "max_tokens=16000")
     first = make_agent(spec).choose(view, legal, random.Random(0)).details["llm"]["calls"]
     wanted = first[-1]["reasoning_tokens"]
     assert 32_000 < wanted <= 64_000, wanted  # position 0 needs the fourfold budget

@@ -39,7 +39,8 @@ def cached_share_after_the_first(calls: list[dict[str, Any]]) -> float:
 def test_openai_gets_one_prompt_cache_key_for_the_rules_text(
         server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     server.responder = OpenAICache()
-    g = game(f"llm:openai:gpt-5-mini,base_url={server.url}/v1", tmp_path / "o.jsonl", capsys)
+    g = game(f"llm:openai:gpt-5-mini,base_url={server.url}/v1,api=chat", tmp_path / "o.jsonl",
+             capsys)
     keys = {r["body"].get("prompt_cache_key") for r in server.requests}
     assert len(keys) == 1 and next(iter(keys)).startswith("duel-")
     assert g["calls"][0]["cached_tokens"] == 0

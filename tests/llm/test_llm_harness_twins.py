@@ -31,7 +31,7 @@ def requests(deal: Deal, settings: str, monkeypatch: pytest.MonkeyPatch) -> list
     under one game code; each with whether slot 3 is face up in its state."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with FakeLLMServer(HarnessModel()) as srv:
-        llm = make_agent(f"llm:openai:gpt-4o-mini,base_url={srv.url}/v1,{settings}")
+        llm = make_agent(f"llm:openai:gpt-4o-mini,base_url={srv.url}/v1,api=chat,{settings}")
         agents = [llm, make_agent("rule")]
         state = new_game(deal=deal, code="TWINGAME")
         rngs = (agent_rng(7, Seat.P1), agent_rng(7, Seat.P2))

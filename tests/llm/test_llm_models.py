@@ -26,8 +26,11 @@ def agent(spec: str) -> LLMAgent:
 
 @pytest.mark.parametrize("spec, want", [
     # a model that reasons starts at its output limit: a cap costs nothing until it is reached
+    # OpenAI's default is the Responses API; api=chat sends Chat Completions' parameter
     ("llm:openai:gpt-5-mini", {"temperature": None, "max_tokens": 128000,
-                               "token_param": "max_completion_tokens", "mode": "json_schema"}),
+                               "token_param": "max_output_tokens", "mode": "json_schema"}),
+    ("llm:openai:gpt-5-mini,api=chat", {"max_tokens": 128000,
+                                        "token_param": "max_completion_tokens"}),
     ("llm:openai:gpt-4o-mini", {"temperature": 0.0, "max_tokens": 1024}),
     ("llm:openai:mystery", {"temperature": None, "max_tokens": 8192}),
     ("llm:openai:gpt-4o-mini,temperature=0.7,max_tokens=99", {"temperature": 0.7,

@@ -47,9 +47,10 @@ def no_fallback(game: dict[str, Any]) -> None:
     ("llm:compat:thinker@{url}/v1,temperature=0,reasoning_effort=high",
      ["max_tokens", "temperature"], "reasoning_effort=high"),
     # OpenAI's own endpoint already sends max_completion_tokens and no temperature
-    ("llm:openai:thinker,base_url={url}/v1", [], "unknown (provider default)"),
+    ("llm:openai:thinker,base_url={url}/v1,api=chat", [], "unknown (provider default)"),
     # a model the table knows to reason: nothing to adapt; OpenAI's documented default named
-    ("llm:openai:o4-mini,base_url={url}/v1", [], "reasoning_effort=medium (provider default)"),
+    ("llm:openai:o4-mini,base_url={url}/v1,api=chat", [],
+     "reasoning_effort=medium (provider default)"),
 ])
 def test_an_openai_reasoning_model_plays_a_whole_game(
         server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str,
@@ -264,7 +265,7 @@ def test_a_reasoning_effort_the_model_refuses_stops_the_run(
         server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     server.responder = OpenAIReasoningModel(refused_efforts=("minimal",))
     path = tmp_path / "stopped.jsonl"
-    code = main(["match", "--p1", f"llm:openai:gpt-5,base_url={server.url}/v1,"
+    code = main(["match", "--p1", f"llm:openai:gpt-5,base_url={server.url}/v1,api=chat,"
                  "reasoning_effort=minimal", "--p2", "random", "--seed", "4",
                  "--transcript", str(path)])
     err = capsys.readouterr().err
@@ -295,7 +296,7 @@ def test_replay_checks_reasoning_totals_and_reads_files_written_before_them(
 
     server.responder = OpenAIReasoningModel(reasoning=100)
     path = tmp_path / "r.jsonl"
-    play(f"llm:openai:o3,base_url={server.url}/v1", path, capsys)
+    play(f"llm:openai:o3,base_url={server.url}/v1,api=chat", path, capsys)
     lines = [json.loads(x) for x in path.read_text().splitlines()]
 
     def rewritten(edit: Any) -> Path:

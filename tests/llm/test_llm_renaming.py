@@ -56,7 +56,7 @@ def true_name_pattern() -> re.Pattern[str]:
 
 
 @pytest.mark.parametrize("spec", [
-    "llm:openai:gpt-4o-mini,base_url={url}/v1,backoff=0.01",
+    "llm:openai:gpt-4o-mini,base_url={url}/v1,api=chat,backoff=0.01",
     "llm:anthropic:claude-sonnet-4-6,base_url={url},backoff=0.01",
     "llm:compat:m@{url}/v1,mode=text,backoff=0.01",
 ])

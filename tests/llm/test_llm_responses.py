@@ -1,4 +1,4 @@
-"""OpenAI's Responses API (issue 28, item 2): `llm:openai:MODEL,api=responses` through the real
+"""OpenAI's Responses API (issue 28, item 2), `llm:openai`'s default, through the real
 openai SDK against a local server speaking the Responses API as documented: reasoning summaries
 recorded as the calls' thinking text, structured output through text.format, the move tool with a
 reasoning effort (which Chat Completions refuses on gpt-5.x), cut-off replies, refusals."""
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from helpers.fake_llm_server import FakeLLMServer
-from helpers.fake_reasoning_servers import EFFORT_SCALE, OpenAIReasoningModel
+from helpers.fake_reasoning_servers import EFFORT_SCALE, OpenAIReasoningModel, openai_error
 from helpers.fake_responses_server import OpenAIResponsesModel
 from helpers.llm_seat import play_card_position
 
@@ -60,15 +60,14 @@ def test_a_reasoning_model_plays_a_game_with_its_summaries_recorded(
 
 def test_the_move_tool_with_a_reasoning_effort_works_where_chat_completions_refuses_it(
         server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    chat = OpenAIReasoningModel(reasoning=500, tools_with_effort_refused=True)
-    server.responder = chat
-    code = main(["match", "--p1", f"llm:openai:gpt-5.4,base_url={server.url}/v1,mode=tool,"
-                 "reasoning_effort=high", "--p2", "random", "--seed", "3"])
+    server.responder = OpenAIReasoningModel(reasoning=500)  # refuses as gpt-5.x does
+    code = main(["match", "--p1", f"llm:openai:gpt-5.4,base_url={server.url}/v1,api=chat,"
+                 "mode=tool,reasoning_effort=high", "--p2", "random", "--seed", "3"])
     err = capsys.readouterr().err
     assert code == 2 and "use /v1/responses" in err.strip().splitlines()[-1]
     server.requests.clear()
     server.responder = OpenAIResponsesModel(OpenAIReasoningModel(reasoning=500))
-    g = game(f"llm:openai:gpt-5.4,base_url={server.url}/v1,api=responses,mode=tool,"
+    g = game(f"llm:openai:gpt-5.4,base_url={server.url}/v1,mode=tool,"  # the default API
              "reasoning_effort=high", tmp_path / "t.jsonl", capsys)
     body = server.requests[-1]["body"]
     assert body["tools"][0]["name"] == "play_move" and body["tools"][0]["type"] == "function"
@@ -131,3 +130,99 @@ def test_a_non_reasoning_model_asks_no_summary_and_keeps_its_temperature(
     body = server.requests[-1]["body"]
     assert "reasoning" not in body and body["temperature"] == 0.0
     assert json.loads(json.dumps(body["text"]))["format"]["type"] == "json_schema"
+
+
+def test_the_responses_api_is_the_default_for_openai_and_only_for_openai(
+        server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-test")
+    server.responder = OpenAIResponsesModel(OpenAIReasoningModel(reasoning=100))
+    view, legal = play_card_position()
+    agent = make_agent(f"llm:openai:gpt-5-mini,base_url={server.url}/v1")
+    d = agent.choose(view, legal, random.Random(0))
+    assert server.requests[-1]["path"] == "/v1/responses"
+    assert d.details["llm"]["settings"]["token_param"] == "max_output_tokens"
+    assert d.details["llm"]["calls"][0]["thinking"].startswith("**Weighing")
+    server.responder = OpenAIReasoningModel(reasoning=100)
+    for spec in (f"llm:openai:gpt-5-mini,base_url={server.url}/v1,api=chat",
+                 f"llm:openrouter:openai/gpt-5-mini,base_url={server.url}/v1",
+                 f"llm:compat:m@{server.url}/v1,mode=json_schema"):
+        make_agent(spec).choose(view, legal, random.Random(0))
+        assert server.requests[-1]["path"] == "/v1/chat/completions", spec
+
+
+def test_the_chat_fake_refuses_tools_with_an_effort_on_gpt_5_x_only() -> None:
+    view, _ = play_card_position()
+    turn = [{"role": "user", "content": "State (you are player2):\n" + json.dumps(view)}]
+    body = {"model": "gpt-5.4", "messages": turn, "tools": [{}], "reasoning_effort": "high"}
+    refused = OpenAIReasoningModel(reasoning=10)(body)
+    assert refused.status == 400 and refused.body["error"]["message"] == (
+        "Function tools with reasoning_effort are not supported for gpt-5.4 in "
+        "/v1/chat/completions. Please use /v1/responses instead.")
+    for other in ({"reasoning_effort": "none"}, {"model": "gpt-5-mini"}, {"model": "o3"}):
+        taken = OpenAIReasoningModel(reasoning=10)({**body, **other})
+        assert taken.status == 200 and taken.body["choices"][0]["finish_reason"] == "tool_calls"
+
+
+def test_json_schema_refused_adapts_to_the_move_tool_with_the_effort_kept(
+        server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The automatic json_schema -> tool adaptation on the default API: the move tool goes
+    with the reasoning effort (on Chat Completions gpt-5.x would answer 400 here)."""
+    model = OpenAIResponsesModel(OpenAIReasoningModel(reasoning=200))
+
+    def no_json_schema(body: dict[str, Any]) -> Any:
+        if "text" in body:
+            return openai_error(400, "Invalid parameter: 'text.format' of type 'json_schema' "
+                                "is not supported with this model.", "text.format",
+                                "unsupported_parameter")
+        return model(body)
+
+    server.responder = no_json_schema
+    g = game(f"llm:openai:gpt-5.4,base_url={server.url}/v1,reasoning_effort=high",
+             tmp_path / "a.jsonl", capsys)
+    assert g["moves"][0]["adaptations"][0]["parameter"] == "response_format"
+    assert all(m["settings"]["mode"] == "tool" for m in g["moves"][1:])
+    body = server.requests[-1]["body"]
+    assert body["tools"][0]["name"] == "play_move" and body["reasoning"]["effort"] == "high"
+    assert all(m["legal_at_attempt"] == 1 for m in g["moves"])
+
+
+def test_the_board_picture_goes_as_a_responses_input_image(server: FakeLLMServer) -> None:
+    server.responder = OpenAIResponsesModel(OpenAIReasoningModel(reasoning=100))
+    view, legal = play_card_position()
+    d = make_agent(f"llm:openai:gpt-5-mini,base_url={server.url}/v1,image=on").choose(
+        view, legal, random.Random(0))
+    assert d.details["llm"]["legal_at_attempt"] == 1
+    text, image = server.requests[-1]["body"]["input"][0]["content"]
+    assert text["type"] == "input_text" and "you are player2" in text["text"]
+    assert image["type"] == "input_image" and image["detail"] == "auto"
+    assert image["image_url"].startswith("data:image/png;base64,")
+
+
+def test_a_model_that_refuses_the_summary_duel_asked_for_is_asked_no_more(
+        server: FakeLLMServer) -> None:
+    """A model the table does not know is asked for a reasoning summary (OpenAI's models
+    reason, as a rule); one that does not reason refuses it, and is not asked again."""
+    model = OpenAIResponsesModel(OpenAIReasoningModel(reasoning=0))
+
+    def no_reasoning(body: dict[str, Any]) -> Any:
+        if "reasoning" in body:
+            return openai_error(400, "Unsupported parameter: 'reasoning.summary' is not "
+                                "supported with this model.", "reasoning.summary",
+                                "unsupported_parameter")
+        return model(body)
+
+    server.responder = no_reasoning
+    view, legal = play_card_position()
+    agent = make_agent(f"llm:openai:mystery-1,base_url={server.url}/v1")
+    for _ in range(2):
+        d = agent.choose(view, legal, random.Random(0))
+        assert d.details["llm"]["legal_at_attempt"] == 1
+        assert [c["category"] for c in d.details["llm"]["calls"]] == ["OK"]
+    assert ["reasoning" in r["body"] for r in server.requests] == [True, False, False]
+    # an effort the spec sets is never dropped: the refusal is the attempt's failure
+    server.requests.clear()
+    d = make_agent(f"llm:openai:mystery-2,base_url={server.url}/v1,reasoning_effort=low,"
+                   "max_attempts=1").choose(view, legal, random.Random(0))
+    assert d.details["llm"]["fallback"] == "random"
+    assert "'reasoning.summary' is not supported" in d.details["llm"]["calls"][0]["error"]
+    assert all(r["body"]["reasoning"]["effort"] == "low" for r in server.requests)

@@ -45,7 +45,9 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
 def tool_agent(provider: str, srv: FakeLLMServer, extra: str = "") -> LLMAgent:
     base = f"{srv.url}/v1" if provider == "openai" else srv.url
     model = "gpt-4o-mini" if provider == "openai" else "claude-sonnet-4-6"
-    agent = make_agent(f"llm:{provider}:{model},base_url={base},backoff=0.01,tools=on{extra}")
+    # OpenAI's Chat Completions fake (the Responses API: test_llm_responses_tools.py)
+    api = ",api=chat" if provider == "openai" else ""
+    agent = make_agent(f"llm:{provider}:{model},base_url={base}{api},backoff=0.01,tools=on{extra}")
     assert isinstance(agent, LLMAgent)
     return agent
 
@@ -323,7 +325,8 @@ def test_llm_check_reports_the_tool_calls(provider: str,
     with FakeLLMServer(model) as srv:
         base = f"{srv.url}/v1" if provider == "openai" else srv.url
         name = "gpt-4o-mini" if provider == "openai" else "claude-sonnet-4-6"
-        assert main(["llm", "check", f"llm:{provider}:{name},base_url={base},tools=on"]) == 0
+        assert main(["llm", "check", f"llm:{provider}:{name},base_url={base},tools=on"
+                     + (",api=chat" if provider == "openai" else "")]) == 0
     out = capsys.readouterr().out
     assert "  tools:       get_state, legal_moves -> simulate, explain -> make_move " \
            "(4 look-ups)" in out
@@ -353,7 +356,7 @@ def test_anthropic_thinking_blocks_go_back_with_their_signature() -> None:
 def test_duel_match_verbose_prints_the_tool_calls(capsys: pytest.CaptureFixture[str],
                                                   tmp_path: Path) -> None:
     with FakeLLMServer(OpenAIToolModel("careful")) as srv:
-        spec = f"llm:openai:gpt-4o-mini,base_url={srv.url}/v1,tools=on"
+        spec = f"llm:openai:gpt-4o-mini,base_url={srv.url}/v1,api=chat,tools=on"
         assert main(["match", "--p1", spec, "--p2", "random", "--seed", "2", "-v",
                      "-q", "--transcript", str(tmp_path / "game.jsonl")]) == 0
     out = capsys.readouterr().out

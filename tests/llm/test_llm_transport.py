@@ -62,7 +62,7 @@ def test_an_unreachable_endpoint_is_a_retried_transport_failure(
     with socket.socket() as s:  # a loopback port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    agent = make_agent(f"llm:openai:gpt-4o-mini,base_url=http://127.0.0.1:{port}/v1,"
+    agent = make_agent(f"llm:openai:gpt-4o-mini,base_url=http://127.0.0.1:{port}/v1,api=chat,"
                        "backoff=0.01,max_attempts=2,transport_retries=1")
     view, legal = play_card_position()
     d = agent.choose(view, legal, random.Random(0))

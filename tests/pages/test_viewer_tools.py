@@ -23,7 +23,7 @@ def test_the_viewer_lists_each_tool_call(tmp_path: Path, monkeypatch: pytest.Mon
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with FakeLLMServer(OpenAIToolModel("illegal")) as srv:
-        llm = make_agent(f"llm:openai:gpt-4o-mini,base_url={srv.url}/v1,tools=on")
+        llm = make_agent(f"llm:openai:gpt-4o-mini,base_url={srv.url}/v1,api=chat,tools=on")
         opp = make_agent("rule")
         deal = new_game(4).deal
         path = tmp_path / "game.jsonl"

@@ -62,9 +62,10 @@ class Reply:
     reasoning_tokens: int = 0
     thinking: str = ""  # the thinking text or reasoning summary the provider returned
     # With tools offered (`tools=`): the tool calls the reply made, and the reply as the
-    # conversation sends it back (the provider's own message form, thinking blocks included).
+    # conversation sends it back (the provider's own message form, thinking blocks included;
+    # the Responses API's output items, reasoning items included).
     tool_calls: list[ToolUse] = field(default_factory=list)
-    message: dict[str, Any] | None = None
+    message: dict[str, Any] | list[dict[str, Any]] | None = None
     billed_usd: float | None = None  # what the provider says it billed (OpenRouter's usage.cost)
     refused: bool = False  # the model declined to answer (a refusal, not an empty reply)
     served_model: str | None = None  # the model (snapshot) the reply names

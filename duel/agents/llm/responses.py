@@ -10,7 +10,10 @@ a reasoning effort on gpt-5.x; the Responses API does both:
 - the output limit is ``max_output_tokens``; a reply cut off there has ``status: "incomplete"``
   with ``incomplete_details.reason: "max_output_tokens"`` (a truncated reply), and a refusal
   comes back as a ``refusal`` content part;
-- ``store: false`` (duel keeps its own records) and the ``prompt_cache_key`` of caching.py.
+- ``store: false`` (duel keeps its own records) and the ``prompt_cache_key`` of caching.py;
+- with the tool set offered (``tools=on``, tool_responses.py) a reasoning model's calls ask for
+  ``include: ["reasoning.encrypted_content"]``, and the reply's output items (reasoning
+  included) go back with the function_call_output items that answer its calls.
 
 Compatible servers and OpenRouter keep Chat Completions (providers.py).
 """
@@ -19,25 +22,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from duel.agents.llm import caching
+from duel.agents.llm import caching, tool_responses
 from duel.agents.llm.adapt import MODES, Settings
 from duel.agents.llm.models import ANSWER_TOKENS
 from duel.agents.llm.providers import (
     TOOL_DESCRIPTION,
     TOOL_NAME,
     Reply,
+    ToolUse,
     _classify,
     _loads,
     served,
 )
 from duel.agents.llm.schema import structured_schema
-from duel.errors import SpecError, TransportError
+from duel.errors import RequestError, SpecError, TransportError
 
 TOKEN_PARAM = "max_output_tokens"
 
 
 class ResponsesProvider:
     """OpenAI's Responses API; `reasons`: the model reasons (a summary is asked for)."""
+
+    tool_api = tool_responses.API  # tools=on speaks the Responses form (toolloop.py)
 
     def __init__(self, model: str, api_key: str, base_url: str | None = None,
                  mode: str = "json_schema", timeout: float = 600.0,
@@ -60,15 +66,18 @@ class ResponsesProvider:
     async def close(self) -> None:
         await self._client.close()
 
-    def request(self, system: str, messages: list[dict[str, str]], max_tokens: int,
+    def request(self, system: str, messages: list[dict[str, Any]], max_tokens: int,
                 temperature: float | None, schema: dict[str, Any] | None,
-                s: Settings) -> dict[str, Any]:
-        """The request's parameters besides the model."""
+                s: Settings, tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The request's parameters besides the model (`tools`: the tool set, tools=on)."""
         schema = schema if schema is not None else structured_schema()
-        kwargs: dict[str, Any] = {"instructions": system, "input": list(messages),
+        kwargs: dict[str, Any] = {"instructions": system, "input": _input(messages),
                                   "max_output_tokens": max_tokens, "store": False,
                                   **caching.request_options("openai", system)}
-        if s.mode == "json_schema":
+        if tools is not None:
+            kwargs["tools"] = tools
+            kwargs["tool_choice"] = "auto"
+        elif s.mode == "json_schema":
             kwargs["text"] = {"format": {"type": "json_schema", "name": "move", "strict": True,
                                          "schema": schema}}
         elif s.mode == "json_object":
@@ -86,29 +95,70 @@ class ResponsesProvider:
             if s.reasoning_effort is not None:
                 reasoning["effort"] = s.reasoning_effort
             kwargs["reasoning"] = reasoning
+            if tools is not None:  # the reasoning goes back with the tool results
+                kwargs["include"] = list(tool_responses.INCLUDE)
         return kwargs
 
-    async def complete(self, system: str, messages: list[dict[str, str]], max_tokens: int,
+    def _summary_refused(self, exc: Exception, s: Settings) -> bool:
+        """`exc` refuses the reasoning summary duel asked for on its own (no effort set)."""
+        return self.reasons and s.reasoning_effort is None and _refuses_reasoning(exc)
+
+    async def complete(self, system: str, messages: list[dict[str, Any]], max_tokens: int,
                        temperature: float | None, *, schema: dict[str, Any] | None = None,
-                       settings: Settings | None = None) -> Reply:
+                       settings: Settings | None = None,
+                       tools: list[dict[str, Any]] | None = None) -> Reply:
         s = settings or self.defaults()
-        kwargs = self.request(system, messages, max_tokens, temperature, schema, s)
+        kwargs = self.request(system, messages, max_tokens, temperature, schema, s, tools)
         try:
             resp = await self._client.responses.create(model=self.model, **kwargs)
         except Exception as exc:  # noqa: BLE001 - mapped to our three kinds, or re-raised
-            raise _classify(exc, self._sdk, self.name, self.model) from exc
+            mapped = _classify(exc, self._sdk, self.name, self.model)
+            if not self._summary_refused(mapped, s):
+                raise mapped from exc
+            # duel's own ask for a summary, refused by a model that does not reason (one the
+            # table does not know): asked no more, nothing the spec set is changed
+            self.reasons = False
+            return await self.complete(system, messages, max_tokens, temperature,
+                                       schema=schema, settings=s, tools=tools)
         try:
-            return reply(resp, s.mode)
+            return reply(resp, "tools" if tools is not None else s.mode)
         except (AttributeError, TypeError, ValueError, IndexError) as exc:
             raise TransportError(f"{self.name}: malformed response: {exc}") from exc
 
 
+def _refuses_reasoning(exc: Exception) -> bool:
+    param = getattr(exc, "param", None) or ""
+    return isinstance(exc, RequestError) and param.startswith("reasoning")
+
+
+def _input(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The conversation as Responses input: a message's content parts in the Responses form
+    (the board picture of image=on is built as Chat Completions parts: text and image_url)."""
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list) and "role" in m:
+            m = {**m, "content": [_part(p) for p in content]}
+        out.append(m)
+    return out
+
+
+def _part(part: dict[str, Any]) -> dict[str, Any]:
+    if part.get("type") == "text":
+        return {"type": "input_text", "text": part["text"]}
+    if part.get("type") == "image_url":
+        return {"type": "input_image", "image_url": part["image_url"]["url"], "detail": "auto"}
+    return part
+
+
 def reply(resp: Any, mode: str) -> Reply:
-    """A Responses API response as duel's Reply."""
+    """A Responses API response as duel's Reply (`mode` "tools": its function calls as tool
+    uses, and its output items as they go back)."""
     said: list[str] = []
     refusals: list[str] = []
     summary: list[str] = []
     arguments: str | None = None
+    uses: list[ToolUse] = []
     for item in resp.output or []:
         kind = getattr(item, "type", "")
         if kind == "reasoning":
@@ -120,6 +170,8 @@ def reply(resp: Any, mode: str) -> Reply:
                     said.append(part.text)
                 elif part.type == "refusal":
                     refusals.append(part.refusal)
+        elif kind == "function_call" and mode == "tools":
+            uses.append(ToolUse(item.call_id, item.name or "", item.arguments or ""))
         elif kind == "function_call" and arguments is None and item.name == TOOL_NAME:
             arguments = item.arguments or ""
     content = "".join(said) or "".join(refusals)
@@ -143,8 +195,16 @@ def reply(resp: Any, mode: str) -> Reply:
         reasoning = (getattr(out_details, "reasoning_tokens", 0) or 0) if out_details else 0
     raw = content + ("\n" if content and text != content else "") + \
         (text if text != content else "")
+    message = None
+    if uses:
+        raw = "\n".join([*([content] if content else []),
+                         *(f"{t.name}({t.arguments})" for t in uses)])
+        # the output items as they came: the reasoning (encrypted) before the calls
+        message = [item.model_dump(mode="json", exclude_none=True)
+                   for item in resp.output or []]
     return Reply(text, structured, finish, (usage.input_tokens or 0) if usage else 0,
                  (usage.output_tokens or 0) if usage else 0, int(cached),
                  truncated=truncated, raw=raw, reasoning_tokens=int(reasoning),
-                 thinking="\n\n".join(summary), refused=bool(refusals) and not said,
+                 thinking="\n\n".join(summary), tool_calls=uses, message=message,
+                 refused=bool(refusals) and not said,
                  served_model=served(resp)[0], request_id=served(resp)[1])

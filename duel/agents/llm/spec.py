@@ -183,7 +183,7 @@ def _provider(name: str, target: str, mode: str, base_url: str | None, timeout: 
         return LocalProvider(mode or "json_object", timeout)
     if not target:
         raise SpecError(f"llm:{name} needs a model, e.g. llm:{name}:{example}")
-    if name == "openai" and api == "responses":
+    if name == "openai" and api != "chat":  # the Responses API is OpenAI's default
         from duel.agents.llm.responses import ResponsesProvider
 
         fam = family(target)

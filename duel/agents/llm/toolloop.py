@@ -1,11 +1,13 @@
 """`tools=on`: the LLM seat plays through the one tool set (`duel.agents.tools`) as native
-function tools: Chat Completions `tools` (OpenAI, OpenRouter, compatible servers, the local
-model) and Anthropic's Messages `tools`.
+function tools: the Responses API's function tools (OpenAI, tool_responses.py), Chat
+Completions `tools` (`api=chat`, OpenRouter, compatible servers, the local model) and
+Anthropic's Messages `tools`.
 
 A turn is one decision under the one attempt policy (`duel.agents.attempts`). Within an
 attempt the model is asked; the look-ups it calls (get_state, legal_moves, explain, simulate)
 are answered from the seat's view by the tool set and sent back as the provider's tool results
-(OpenAI `role: "tool"` messages, Anthropic `tool_result` blocks), and it is asked again, until it
+(Responses `function_call_output` items, Chat `role: "tool"` messages, Anthropic
+`tool_result` blocks), and it is asked again, until it
 calls make_move or answers with the move JSON. That move is the attempt's answer, judged by the
 engine as every seat's is: a refused make_move is answered as that tool's error (the engine's
 reason and the legal moves), and is the next attempt's question; after the last attempt the
@@ -30,6 +32,7 @@ from functools import cache
 from typing import Any
 
 from duel.agents.attempts import Category, Verdict
+from duel.agents.llm import tool_responses
 from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent, _Conversation, valid_moves
 from duel.agents.llm.providers import Reply, ToolUse
@@ -42,7 +45,8 @@ from duel.errors import ConflictError, DuelError, SpecError
 TOOL_SETTINGS = ("off", "on")
 DEFAULT_TOOL_STEPS = 8  # look-ups per turn: state, moves, and a few simulations or cards
 MAKE_MOVE = "make_move"
-# The API each provider's tools are offered in.
+# The API each provider's tools are offered in (a provider object may say otherwise: its
+# `tool_api`, "responses" for OpenAI's Responses API).
 DIALECTS = {"openai": "chat", "openrouter": "chat", "compat": "chat", "local": "chat",
             "anthropic": "anthropic"}
 
@@ -55,12 +59,19 @@ def dialect(provider: str) -> str:
     return DIALECTS[provider]
 
 
+def provider_dialect(provider: Any) -> str:
+    """The tool API of a provider object: its own `tool_api`, else its name's."""
+    return getattr(provider, "tool_api", "") or dialect(provider.name)
+
+
 @cache
 def tool_specs(api: str) -> tuple[dict[str, Any], ...]:
     """The tool set in the provider's own form."""
     if api == "anthropic":
         return tuple({"name": t.name, "description": t.description, "input_schema": t.schema()}
                      for t in TOOLS)
+    if api == tool_responses.API:
+        return tool_responses.specs(TOOLS)
     return tuple({"type": "function", "function": {
         "name": t.name, "description": t.description, "parameters": t.schema()}}
         for t in TOOLS)
@@ -99,7 +110,10 @@ def tool_results(api: str, results: list[tuple[ToolUse, dict[str, Any]]]
                  ) -> list[dict[str, Any]]:
     """The messages that answer a reply's tool calls, in the provider's form: one `tool`
     message per call (Chat Completions), or one user turn of `tool_result` blocks
-    (Anthropic, `is_error` on a refusal)."""
+    (Anthropic, `is_error` on a refusal), or one function_call_output item per call
+    (Responses)."""
+    if api == tool_responses.API:
+        return tool_responses.results([(use.id, result) for use, result in results])
     if api == "anthropic":
         return [{"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": use.id, "content": _compact(result),
@@ -162,7 +176,7 @@ class ToolConversation(_Conversation):
 
     def __init__(self, agent: LLMAgent, view: dict[str, Any], legal: list[Move]) -> None:
         super().__init__(agent, view, legal)
-        self.api = dialect(agent.provider.name)
+        self.api = provider_dialect(agent.provider)
         self.tools = SeatTools(_Turn(view))
         self.steps = agent.tool_steps
         self.steps_left = agent.tool_steps
@@ -278,7 +292,9 @@ class ToolConversation(_Conversation):
                           "tool_steps_left": self.steps_left}
             results.append((use, answer))
         assert reply.message is not None
-        self.messages.append(reply.message)
+        # one message (Chat, Anthropic), or the reply's output items (Responses)
+        self.messages.extend(reply.message if isinstance(reply.message, list)
+                             else [reply.message])
         self.messages.extend(tool_results(self.api, results))
         self.pending, self.move_call = [], None
 

@@ -213,7 +213,8 @@ class _Tally:
             if self.writes is not None:
                 self.writes += call.cache_write_tokens or 0
             self.reasoning += call.reasoning_tokens or 0
-            if call.category != "OK" and self.unusable is not None:  # a reply not played
+            # a reply not played; a tools=on look-up (TOOLS) is used: its answer leads on
+            if call.category not in ("OK", "TOOLS") and self.unusable is not None:
                 self.unusable += call.output_tokens
             self.latency += call.latency_s
             self.categories[call.category] = self.categories.get(call.category, 0) + 1
