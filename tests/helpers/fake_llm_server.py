@@ -1,5 +1,8 @@
 """A loopback HTTP server that speaks just enough of the OpenAI and Anthropic APIs for the real
-SDKs, replying from a script. Tests enqueue replies and read back the requests it received."""
+SDKs, replying from a script. Tests enqueue replies and read back the requests it received.
+A request with `stream: true` gets its reply as the provider streams it (fake_streams.py),
+`stream_gap` seconds between events; `stall_after` events in, the stream falls silent for
+`stall_seconds` (a stalled connection; once: the next stream flows)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,8 @@ from collections import deque
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from helpers.fake_streams import anthropic_events, openai_events
 
 
 class Scripted:
@@ -71,6 +76,10 @@ class FakeLLMServer:
         self.script: deque[Scripted] = deque()
         self.requests: list[dict[str, Any]] = []
         self.delay = 0.0  # seconds before each reply
+        self.stream_gap = 0.0  # seconds between streamed events
+        self.stall_after: int | None = None  # a streamed reply goes silent after this many
+        self.stall_seconds = 5.0
+        self.streamed = 0  # replies sent as a stream
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -100,6 +109,9 @@ class FakeLLMServer:
                 finally:
                     with server._lock:
                         server.in_flight -= 1
+                if body.get("stream") and reply.status == 200 and reply.raw is None:
+                    self.stream(reply, body)
+                    return
                 data = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")
@@ -108,6 +120,31 @@ class FakeLLMServer:
                     self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(data)
+
+            def stream(self, reply: Scripted, body: dict[str, Any]) -> None:
+                events = anthropic_events(reply.body) if self.path.endswith("/messages") else \
+                    openai_events(reply.body, bool((body.get("stream_options") or {})
+                                                   .get("include_usage")))
+                with server._lock:
+                    server.streamed += 1
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                for k, v in reply.headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                try:
+                    for i, event in enumerate(events):
+                        if server.stall_after is not None and i == server.stall_after:
+                            server.stall_after = None
+                            time.sleep(server.stall_seconds)
+                            return  # the client gave up: the connection is closed
+                        if i and server.stream_gap:
+                            time.sleep(server.stream_gap)
+                        self.wfile.write(event)
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),
