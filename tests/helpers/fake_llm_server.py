@@ -2,7 +2,9 @@
 SDKs, replying from a script. Tests enqueue replies and read back the requests it received.
 A request with `stream: true` gets its reply as the provider streams it (fake_streams.py),
 `stream_gap` seconds between events; `stall_after` events in, the stream falls silent for
-`stall_seconds` (a stalled connection; once: the next stream flows)."""
+`stall_seconds` (a stalled connection; once: the next stream flows). `kind` answers the
+look-ups that name a compatible server: `GET /v1/models` with llama.cpp's or vLLM's
+`owned_by`, Ollama's `GET /api/version`."""
 
 from __future__ import annotations
 
@@ -70,6 +72,24 @@ def error_reply(status: int, headers: dict[str, str] | None = None,
     return Scripted({"error": error}, status, headers)
 
 
+def _as_content(reply: Scripted) -> Scripted:
+    """A scripted Chat Completions tool call, sent to a request that offered no tool, as the
+    message content a server would send: the form the request asked for (json_schema, a
+    compatible server's default, or json_object)."""
+    choices = reply.body.get("choices") if isinstance(reply.body, dict) else None
+    message = (choices[0].get("message") or {}) if choices else {}
+    calls = message.get("tool_calls") or []
+    if len(calls) != 1 or message.get("content"):
+        return reply
+    body = json.loads(json.dumps(reply.body))
+    choice = body["choices"][0]
+    choice["message"] = {**{k: v for k, v in message.items() if k != "tool_calls"},
+                         "content": calls[0]["function"]["arguments"]}
+    if choice.get("finish_reason") == "tool_calls":
+        choice["finish_reason"] = "stop"
+    return Scripted(body, reply.status, reply.headers, reply.raw)
+
+
 class FakeLLMServer:
     def __init__(self, responder: Callable[[dict[str, Any]], Scripted] | None = None) -> None:
         self.responder = responder  # replies when the script is empty
@@ -80,6 +100,8 @@ class FakeLLMServer:
         self.stall_after: int | None = None  # a streamed reply goes silent after this many
         self.stall_seconds = 5.0
         self.streamed = 0  # replies sent as a stream
+        self.kind: str | None = None  # llamacpp, vllm or ollama: what GET look-ups say
+        self.gets: list[str] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -88,6 +110,24 @@ class FakeLLMServer:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                server.gets.append(self.path)
+                body: Any = None
+                if self.path.endswith("/models") and server.kind in ("llamacpp", "vllm"):
+                    body = {"object": "list", "data": [{"id": "m", "object": "model",
+                                                        "created": 0, "owned_by": server.kind}]}
+                elif self.path.endswith("/models") and server.kind == "ollama":
+                    body = {"object": "list", "data": [{"id": "m", "object": "model",
+                                                        "created": 0, "owned_by": "library"}]}
+                elif self.path == "/api/version" and server.kind == "ollama":
+                    body = {"version": "0.12.3"}
+                data = json.dumps(body if body is not None else {"error": "not found"}).encode()
+                self.send_response(200 if body is not None else 404)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("content-length", 0))
@@ -109,6 +149,8 @@ class FakeLLMServer:
                 finally:
                     with server._lock:
                         server.in_flight -= 1
+                if reply.status == 200 and reply.raw is None and "tools" not in body:
+                    reply = _as_content(reply)
                 if body.get("stream") and reply.status == 200 and reply.raw is None:
                     self.stream(reply, body)
                     return

@@ -184,6 +184,7 @@ class OpenAIProvider:
         self.model = model
         self.mode = mode
         self.timeout = timeout  # the longest silence; long calls are streamed (streaming.py)
+        self.base_url = base_url or ""
         self._sdk = openai
         self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0,
                                           timeout=timeout)
