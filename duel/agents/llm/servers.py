@@ -20,52 +20,19 @@ nothing says the grammar would be applied.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from duel.agents.llm.adapt import learn
+from duel.agents.llm.server_kinds import KINDS, UNKNOWN, ServerKind, _known, kind_of
 from duel.errors import LLMConfigError, SpecError
+
+__all__ = ["KINDS", "UNKNOWN", "ServerKind", "kind_of", "identify", "prepare"]
 
 LOOKUP_TIMEOUT = 5.0  # seconds per GET of the look-up
 
 
-@dataclass(frozen=True)
-class ServerKind:
-    """What a server does with structured output. `enforces`: the modes whose schema it turns
-    into a grammar; `order`: the modes to fall back through when one is refused."""
-
-    name: str
-    label: str
-    enforces: frozenset[str]
-    order: tuple[str, ...]
-    source: str
-
-    def fallback(self, mode: str) -> str | None:
-        """The mode after `mode` in this server's order (None: none left)."""
-        later = self.order[self.order.index(mode) + 1:] if mode in self.order else ()
-        return later[0] if later else None
-
-
-KINDS: dict[str, ServerKind] = {k.name: k for k in (
-    ServerKind("llamacpp", "llama.cpp's server", frozenset({"json_schema", "json_object"}),
-               ("json_schema", "json_object", "text"),
-               "llama.cpp tools/server README: response_format json_object with a schema and "
-               "json_schema both become a grammar; a named tool_choice is not honoured"),
-    ServerKind("vllm", "vLLM", frozenset({"json_schema", "tool"}),
-               ("json_schema", "tool", "json_object", "text"),
-               "docs.vllm.ai structured outputs (response_format json_schema) and tool calling "
-               "(named function calling is constrained); json_object is JSON mode only"),
-    ServerKind("ollama", "Ollama", frozenset({"json_schema"}),
-               ("json_schema", "json_object", "text"),
-               "Ollama OpenAI compatibility (v0.5.0 on: response_format json_schema through "
-               "llama.cpp's grammar; json_object is JSON mode; tool_choice is not supported)"),
-)}
-UNKNOWN = ServerKind("unknown", "a server duel cannot name", frozenset(),
-                     ("json_schema", "tool", "json_object", "text"),
-                     "the OpenAI API's own order: json_schema, a tool, JSON mode, text")
-
-_known: dict[str, tuple[ServerKind, str]] = {}  # base URL -> kind and how it was told
 
 
 def kind_named(name: str) -> ServerKind:
@@ -73,10 +40,6 @@ def kind_named(name: str) -> ServerKind:
     if name not in KINDS:
         raise SpecError(f"llm:compat: server must be one of {', '.join(KINDS)}, got {name!r}")
     return KINDS[name]
-
-
-def kind_of(name: str | None) -> ServerKind | None:
-    return None if name is None else KINDS.get(name, UNKNOWN)
 
 
 async def identify(base_url: str) -> tuple[ServerKind, str]:
@@ -112,11 +75,6 @@ async def _get_json(client: httpx.AsyncClient, url: str) -> Any:
         return None
 
 
-def forget() -> None:
-    """Look servers up again (tests)."""
-    _known.clear()
-
-
 def constrain_refusal(kind: ServerKind, mode: str, url: str, evidence: str = "") -> str | None:
     """Why `constrain=legal` cannot hold in `mode` on `kind` (one line), or None if it can."""
     if mode in kind.enforces:
@@ -141,8 +99,6 @@ async def prepare(agent: Any) -> None:
     """Before a compatible server's request: which server answers (remembered for the process,
     shown as the settings' `server`), and constrain=legal refused (LLMConfigError, one line)
     where the server would not enforce it in the mode about to be sent."""
-    from duel.agents.llm.adapt import learn
-
     provider = agent.provider
     if provider.name not in ("compat", "local"):
         return
