@@ -59,7 +59,10 @@ LLM_PARAMS = {
     "concurrency": Param(int, 8, "concurrent calls to this endpoint"),
     "transport_retries": Param(int, 6, "retries of a failed connection, 429 or 5xx"),
     "backoff": Param(float, 1.0, "first backoff in seconds (doubles each retry)"),
-    "timeout": Param(float, 600.0, "seconds per call"),
+    "timeout": Param(float, 600.0, "seconds a call waits for its reply; a long call is "
+                                   "streamed and this is its longest silence (docs/llm.md)"),
+    "server": Param(str, None, "compat: the server behind the URL, llamacpp, vllm or ollama "
+                               "(unset: looked up at the first call; docs/llm.md)"),
     "constrain": Param(str, "", "structured output admits shape (any well-formed move) or legal "
                                 "(only the turn's legal moves; llm:local's default, compat)"),
     "tools": Param(str, "off", "on: the model plays through the tool set (get_state, "

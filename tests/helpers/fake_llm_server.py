@@ -1,5 +1,10 @@
 """A loopback HTTP server that speaks just enough of the OpenAI and Anthropic APIs for the real
-SDKs, replying from a script. Tests enqueue replies and read back the requests it received."""
+SDKs, replying from a script. Tests enqueue replies and read back the requests it received.
+A request with `stream: true` gets its reply as the provider streams it (fake_streams.py),
+`stream_gap` seconds between events; `stall_after` events in, the stream falls silent for
+`stall_seconds` (a stalled connection; once: the next stream flows). `kind` answers the
+look-ups that name a compatible server: `GET /v1/models` with llama.cpp's or vLLM's
+`owned_by`, Ollama's `GET /api/version`."""
 
 from __future__ import annotations
 
@@ -10,6 +15,8 @@ from collections import deque
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from helpers.fake_streams import anthropic_events, openai_events
 
 
 class Scripted:
@@ -65,6 +72,24 @@ def error_reply(status: int, headers: dict[str, str] | None = None,
     return Scripted({"error": error}, status, headers)
 
 
+def _as_content(reply: Scripted) -> Scripted:
+    """A scripted Chat Completions tool call, sent to a request that offered no tool, as the
+    message content a server would send: the form the request asked for (json_schema, a
+    compatible server's default, or json_object)."""
+    choices = reply.body.get("choices") if isinstance(reply.body, dict) else None
+    message = (choices[0].get("message") or {}) if choices else {}
+    calls = message.get("tool_calls") or []
+    if len(calls) != 1 or message.get("content"):
+        return reply
+    body = json.loads(json.dumps(reply.body))
+    choice = body["choices"][0]
+    choice["message"] = {**{k: v for k, v in message.items() if k != "tool_calls"},
+                         "content": calls[0]["function"]["arguments"]}
+    if choice.get("finish_reason") == "tool_calls":
+        choice["finish_reason"] = "stop"
+    return Scripted(body, reply.status, reply.headers, reply.raw)
+
+
 class FakeLLMServer:
     def __init__(self, responder: Callable[[dict[str, Any]], Scripted] | None = None) -> None:
         self.responder = responder  # replies when the script is empty
@@ -74,6 +99,12 @@ class FakeLLMServer:
         self.script: deque[Scripted] = deque()
         self.requests: list[dict[str, Any]] = []
         self.delay = 0.0  # seconds before each reply
+        self.stream_gap = 0.0  # seconds between streamed events
+        self.stall_after: int | None = None  # a streamed reply goes silent after this many
+        self.stall_seconds = 5.0
+        self.streamed = 0  # replies sent as a stream
+        self.kind: str | None = None  # llamacpp, vllm or ollama: what GET look-ups say
+        self.gets: list[str] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -82,6 +113,24 @@ class FakeLLMServer:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                server.gets.append(self.path)
+                body: Any = None
+                if self.path.endswith("/models") and server.kind in ("llamacpp", "vllm"):
+                    body = {"object": "list", "data": [{"id": "m", "object": "model",
+                                                        "created": 0, "owned_by": server.kind}]}
+                elif self.path.endswith("/models") and server.kind == "ollama":
+                    body = {"object": "list", "data": [{"id": "m", "object": "model",
+                                                        "created": 0, "owned_by": "library"}]}
+                elif self.path == "/api/version" and server.kind == "ollama":
+                    body = {"version": "0.12.3"}
+                data = json.dumps(body if body is not None else {"error": "not found"}).encode()
+                self.send_response(200 if body is not None else 404)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("content-length", 0))
@@ -106,6 +155,11 @@ class FakeLLMServer:
                 finally:
                     with server._lock:
                         server.in_flight -= 1
+                if reply.status == 200 and reply.raw is None and "tools" not in body:
+                    reply = _as_content(reply)
+                if body.get("stream") and reply.status == 200 and reply.raw is None:
+                    self.stream(reply, body)
+                    return
                 data = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")
@@ -114,6 +168,31 @@ class FakeLLMServer:
                     self.send_header(k, v)
                 self.end_headers()
                 self.wfile.write(data)
+
+            def stream(self, reply: Scripted, body: dict[str, Any]) -> None:
+                events = anthropic_events(reply.body) if self.path.endswith("/messages") else \
+                    openai_events(reply.body, bool((body.get("stream_options") or {})
+                                                   .get("include_usage")))
+                with server._lock:
+                    server.streamed += 1
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("cache-control", "no-cache")
+                for k, v in reply.headers.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                try:
+                    for i, event in enumerate(events):
+                        if server.stall_after is not None and i == server.stall_after:
+                            server.stall_after = None
+                            time.sleep(server.stall_seconds)
+                            return  # the client gave up: the connection is closed
+                        if i and server.stream_gap:
+                            time.sleep(server.stream_gap)
+                        self.wfile.write(event)
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),

@@ -163,7 +163,9 @@ def openai_vs_http(path: Path) -> None:
 def compat_vs_anthropic(path: Path) -> None:
     with FakeLLMServer(OpenAIReasoningModel(reasoning=200)) as compat, \
             FakeLLMServer(AnthropicThinkingModel(thinks=500)) as claude:
-        p1 = make_agent(f"llm:compat:thinker@{compat.url}/v1,temperature=0,fallback=rule")
+        # mode=tool: the compatible servers' default when this game was recorded
+        p1 = make_agent(f"llm:compat:thinker@{compat.url}/v1,mode=tool,temperature=0,"
+                        "fallback=rule")
         p2 = make_agent(f"llm:anthropic:claude-sonnet-4-6,base_url={claude.url},"
                         "thinking=2048,fallback=forfeit")
         budget_then(p2, 2048 + 1024)

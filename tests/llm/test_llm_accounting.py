@@ -94,10 +94,11 @@ def test_whole_game_accounting(server: FakeLLMServer) -> None:
 
 
 def _first_legal_move(body: dict[str, Any]) -> Any:
-    """Answers with the first move of the turn message's legal-move list."""
+    """Answers with the first move of the turn message's legal-move list (as json_schema
+    content, a compatible server's default)."""
     last = body["messages"][-1]["content"]
     block = last.split("Your legal moves are:\n", 1)[1].split("\n\n")[0]
-    return openai_reply(tool_args=block.splitlines()[0].split("  (costs")[0])
+    return openai_reply(block.splitlines()[0].split("  (costs")[0])
 
 
 def test_duel_match_prints_the_llm_players_totals(

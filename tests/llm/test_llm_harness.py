@@ -105,7 +105,8 @@ SPECS = {
     "openai": "llm:openai:gpt-4o-mini,base_url={url}/v1,api=chat,backoff=0.01",
     "openai-tool": "llm:openai:gpt-4o-mini,base_url={url}/v1,api=chat,backoff=0.01,mode=tool",
     "compat-text": "llm:compat:m@{url}/v1,mode=text,backoff=0.01",
-    "compat-legal": "llm:compat:m@{url}/v1,mode=json_object,constrain=legal,backoff=0.01",
+    "compat-legal": "llm:compat:m@{url}/v1,mode=json_object,constrain=legal,server=llamacpp,"
+                    "backoff=0.01",
     "anthropic": "llm:anthropic:claude-sonnet-4-6,base_url={url},backoff=0.01",
 }
 SETTINGS = ["history=all", "history=3", "think=text", "notes=on", "history=all,notes=on,think=text"]

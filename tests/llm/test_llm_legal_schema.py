@@ -123,7 +123,11 @@ def test_the_agent_sends_the_legal_schema_through_the_sdk(server: FakeLLMServer,
         return openai_reply(content=json.dumps(first_admitted(body["response_format"]["schema"])))
 
     server.responder = answer
-    agent = make_agent(f"llm:compat:m@{server.url}/v1,constrain=legal,mode={mode}")
+    # servers that enforce the schema in that mode (servers.py): llama.cpp's json_object,
+    # vLLM's forced tool
+    named = {"json_object": "llamacpp", "tool": "vllm"}[mode]
+    agent = make_agent(f"llm:compat:m@{server.url}/v1,constrain=legal,mode={mode},"
+                       f"server={named}")
     state = random_game_states(2)[30]
     seen = Perspective.to_move(state)
     legal = seen.moves_out(state.legal_moves())

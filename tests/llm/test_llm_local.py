@@ -114,17 +114,17 @@ def test_a_server_that_dies_at_start_is_a_clear_error(tmp_path: Path) -> None:
 def test_local_spec_options() -> None:
     with pytest.raises(SpecError, match="takes no model name"):
         make_agent("llm:local:qwen")
-    with pytest.raises(SpecError, match="mode must be tool, json_object or text"):
-        make_agent("llm:local,mode=json_schema")
+    with pytest.raises(SpecError, match="mode must be json_schema, tool, json_object or text"):
+        make_agent("llm:local,mode=xml")
     agent = make_agent("llm:local,max_attempts=2,fallback=rule")
-    assert agent.provider.name == "local" and agent.provider.mode == "json_object"  # type: ignore[attr-defined]
+    assert agent.provider.name == "local" and agent.provider.mode == "json_schema"  # type: ignore[attr-defined]
 
 
 def test_the_local_seat_defaults_to_the_short_prompt_and_legal_output() -> None:
     agent = make_agent("llm:local")
     assert isinstance(agent, LLMAgent)
     assert agent.variant.name == "local" and agent.constrain == "legal"
-    assert agent.provider.mode == "json_object"  # type: ignore[attr-defined]
+    assert agent.provider.mode == "json_schema"  # type: ignore[attr-defined]
     assert (agent.max_attempts, agent.max_tokens, agent.fallback) == (3, 400, "random")
     # each option the spec names overrides its default
     other = make_agent("llm:local,prompt=baseline,constrain=shape")

@@ -62,7 +62,7 @@ def test_anthropic_forced_tool(server: FakeLLMServer) -> None:
 def test_compat_forced_tool_call(server: FakeLLMServer) -> None:
     view, legal = play_card_position()
     server.enqueue(openai_reply(tool_args=json.dumps(legal[1].to_json())))
-    agent = make_agent(f"llm:compat:qwen@{server.url}/v1")
+    agent = make_agent(f"llm:compat:qwen@{server.url}/v1,mode=tool")
     d = agent.choose(view, legal, random.Random(0))
     assert d.move == legal[1]
     body = server.requests[0]["body"]

@@ -54,6 +54,9 @@ class Settings:
     # provider's documented default for the model, "unknown (provider default)" if duel does
     # not know it. None: not looked up (a provider's bare defaults, a test's).
     default_reasoning: str | None = None
+    # A compatible server's kind (servers.py: llamacpp, vllm, ollama, unknown), which decides
+    # the structured output a refused one falls back to. None: not a compatible server.
+    server: str | None = None
 
     def reasons(self) -> bool:
         return bool(self.reasoning_effort and self.reasoning_effort != "none") or \
@@ -64,8 +67,9 @@ class Settings:
         d = asdict(self)
         for key in ("max_output", "adaptive_thinking", "thinking_display"):
             d.pop(key)
-        if self.default_reasoning is None:
-            d.pop("default_reasoning")
+        for key in ("default_reasoning", "server"):
+            if d[key] is None:
+                d.pop(key)
         if self.adaptive_thinking:
             d["thinking_request"] = "adaptive" + (
                 f", display {self.thinking_display}" if self.thinking_display else "")
@@ -104,12 +108,14 @@ def learn(endpoint: str, model: str, changes: dict[str, Any]) -> bool:
 
 
 def forget() -> None:
-    """Drop everything learned, the grown output budgets too (a fresh process; tests)."""
-    from duel.agents.llm import budgets
+    """Drop everything learned, the grown output budgets and the servers looked up too (a
+    fresh process; tests)."""
+    from duel.agents.llm import budgets, server_kinds
 
     with _lock:
         _learned.clear()
     budgets.forget()
+    server_kinds.forget()
 
 
 def effective(base: Settings, endpoint: str, model: str) -> Settings:
@@ -196,6 +202,8 @@ def _change(s: Settings, sent: int, param: str, message: str, anthropic: bool
         return {"temperature": None}, f"temperature {s.temperature:g} -> not sent"
     if param == "max_tokens":
         return _token_change(s, sent, message)
+    if param == "response_format" and s.server not in (None, "unknown"):
+        return _server_fallback(s)
     if param == "response_format":
         if s.mode == "json_schema":
             return {"mode": "tool", "tool_choice": "forced"}, "json_schema -> tool call"
@@ -208,6 +216,19 @@ def _change(s: Settings, sent: int, param: str, message: str, anthropic: bool
     if param == "tools" and s.mode == "tool":
         return _no_tools(anthropic)
     return None  # reasoning_effort, thinking, or a parameter duel did not send
+
+
+def _server_fallback(s: Settings) -> tuple[dict[str, Any], str] | None:
+    """A compatible server's next structured output (servers.py), e.g. llama.cpp's json_object
+    with the schema, which it enforces, rather than a forced tool, which it ignores."""
+    from duel.agents.llm.server_kinds import kind_of
+
+    kind = kind_of(s.server)
+    after = kind.fallback(s.mode) if kind is not None else None
+    if kind is None or after is None:
+        return None
+    return ({"mode": after, "tool_choice": "forced"},
+            f"{s.mode} -> {after} (the next structured output for {kind.label})")
 
 
 def _no_tools(anthropic: bool) -> tuple[dict[str, Any], str]:

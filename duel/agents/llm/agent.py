@@ -44,7 +44,7 @@ from duel.agents.attempts import (
     Verdict,
     Wording,
 )
-from duel.agents.llm import budgets, framing, limits, runner
+from duel.agents.llm import budgets, framing, limits, runner, servers
 from duel.agents.llm.accounting import reasoning_label
 from duel.agents.llm.adapt import Settings, adapt, effective, learn
 from duel.agents.llm.board_image import image_parts, render
@@ -349,6 +349,7 @@ class LLMAgent(AskingSeat):
         tried: set[str] = set()
         last = ""
         for _ in range(_MAX_RESENDS):
+            await servers.prepare(self)  # a compatible server: which one, what it enforces
             s = self.effective_settings()
             sent = _limit(conv.budget, s)
             started = time.monotonic()

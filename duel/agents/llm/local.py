@@ -171,8 +171,8 @@ class LocalProvider:
     """The OpenAI-compatible provider of the local llama.cpp server, started on first use."""
 
     def __init__(self, mode: str, timeout: float) -> None:
-        if mode not in ("tool", "json_object", "text"):
-            raise SpecError("llm:local: mode must be tool, json_object or text")
+        if mode not in ("json_schema", "tool", "json_object", "text"):
+            raise SpecError("llm:local: mode must be json_schema, tool, json_object or text")
         self.name = "local"
         self.model = "local"
         self.mode = mode

@@ -11,6 +11,7 @@ Reasoning is read where the provider reports it: OpenAI's
 `reasoning` (OpenRouter) text of compatible servers, Anthropic's thinking blocks and
 `output_tokens_details.thinking_tokens`.
 The SDKs' own retries are off: duel retries transport failures itself, and records each one.
+A call whose output budget could outlast the timeout is streamed (streaming.py).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from duel.agents.llm import caching
+from duel.agents.llm import caching, streaming
 from duel.agents.llm.adapt import MODES, Settings
 from duel.agents.llm.models import ANSWER_TOKENS
 from duel.agents.llm.schema import structured_schema
@@ -183,6 +184,8 @@ class OpenAIProvider:
         self.name = name
         self.model = model
         self.mode = mode
+        self.timeout = timeout  # the longest silence; long calls are streamed (streaming.py)
+        self.base_url = base_url or ""
         self._sdk = openai
         self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0,
                                           timeout=timeout)
@@ -233,8 +236,13 @@ class OpenAIProvider:
             kwargs["extra_body"] = extra
         try:
             chat: Any = [caching.system_message(self.name, self.model, system), *messages]
-            resp = await self._client.chat.completions.create(
-                model=self.model, messages=chat, **kwargs)
+            if streaming.is_long(max_tokens, self.timeout):
+                resp = await streaming.openai_chat(self._client, {
+                    "model": self.model, "messages": chat, **kwargs}, max_tokens,
+                    self.timeout, self.name, may_think(s))
+            else:
+                resp = await self._client.chat.completions.create(
+                    model=self.model, messages=chat, **kwargs)
         except Exception as exc:  # noqa: BLE001 - mapped to our three kinds, or re-raised
             raise _classify(exc, self._sdk, self.name, self.model) from exc
         try:
@@ -314,6 +322,7 @@ class AnthropicProvider:
         self.name = "anthropic"
         self.model = model
         self.mode = "tool"
+        self.timeout = timeout  # the longest silence; long calls are streamed (streaming.py)
         self._sdk = anthropic
         self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url,
                                                 max_retries=0, timeout=timeout)
@@ -349,13 +358,17 @@ class AnthropicProvider:
             # Anthropic refuses a forced tool while thinking: the prompt asks for the move
             kwargs["tool_choice"] = {"type": "tool", "name": TOOL_NAME} \
                 if s.tool_choice == "forced" else {"type": "auto"}
+        request: dict[str, Any] = {
+            "model": self.model, "max_tokens": max_tokens, "messages": messages,
+            "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+            **kwargs}
         try:
-            create: Any = self._client.messages.create
-            resp = await create(
-                model=self.model, max_tokens=max_tokens,
-                system=[{"type": "text", "text": system,
-                         "cache_control": {"type": "ephemeral"}}],
-                messages=messages, **kwargs)
+            if streaming.is_long(max_tokens, self.timeout):  # the SDK's guidance: stream
+                resp = await streaming.anthropic_messages(self._client, request, self.timeout,
+                                                          self.name, may_think(s))
+            else:
+                create: Any = self._client.messages.create
+                resp = await create(**request)
         except Exception as exc:  # noqa: BLE001
             raise _classify(exc, self._sdk, self.name, self.model) from exc
         try:
@@ -439,6 +452,12 @@ def anthropic_reasoning(s: Settings) -> dict[str, Any]:
     if s.reasoning_effort is not None:
         out["output_config"] = {"effort": s.reasoning_effort}
     return out
+
+
+def may_think(s: Settings) -> bool:
+    """Whether a call sent with `s` may reason before its first output: a reasoning option
+    set, or a default the table does not know to be no reasoning."""
+    return s.reasons() or s.default_reasoning not in (None, "no reasoning")
 
 
 def served(resp: Any) -> tuple[str | None, str | None]:

@@ -180,7 +180,7 @@ def _provider(name: str, target: str, mode: str, base_url: str | None, timeout: 
     if name == "local":
         if target:
             raise SpecError("llm:local takes no model name (it is always the shipped model)")
-        return LocalProvider(mode or "json_object", timeout)
+        return LocalProvider(mode or "json_schema", timeout)
     if not target:
         raise SpecError(f"llm:{name} needs a model, e.g. llm:{name}:{example}")
     if name == "openai" and api != "chat":  # the Responses API is OpenAI's default
@@ -205,8 +205,30 @@ def _provider(name: str, target: str, mode: str, base_url: str | None, timeout: 
     if not sep or not model or not url.startswith(("http://", "https://")):
         raise SpecError("llm:compat needs MODEL@URL, e.g. "
                         "llm:compat:qwen2.5@http://127.0.0.1:8000/v1")
+    # json_schema: what llama.cpp, vLLM and Ollama all enforce (a forced tool llama.cpp and
+    # Ollama ignore); a server that refuses it falls back in its own order (servers.py)
     return OpenAIProvider("compat", model, os.environ.get("DUEL_COMPAT_API_KEY", "sk-none"), url,
-                          mode or "tool", timeout)
+                          mode or "json_schema", timeout)
+
+
+def _server(settings: Settings, provider_name: str, provider: Any, server: str | None,
+            constrain: str) -> Settings:
+    """The compatible server's kind when the spec names it (`server=`; else it is looked up at
+    the first call, servers.py), and constrain=legal refused at once where it would not hold."""
+    from dataclasses import replace
+
+    from duel.agents.llm.servers import check_spec, kind_named
+
+    if server is not None and provider_name != "compat":
+        raise SpecError(f"llm:{provider_name} takes no server=; it applies to llm:compat")
+    if provider_name == "local":
+        server = "llamacpp"  # the server duel runs
+    if server is None:
+        return settings
+    kind = kind_named(server)
+    if constrain == "legal":
+        check_spec(kind, provider.mode, getattr(provider, "base_url", "") or "llm:local")
+    return replace(settings, server=kind.name)
 
 
 def _tool_steps(provider: str, params: dict[str, Any], given: dict[str, Any]) -> int:
@@ -281,11 +303,12 @@ def parse_llm_spec(rest: str) -> LLMAgent:
         constrain = params["constrain"] or "shape"
         settings = _settings(provider_defaults(provider), fam, params, claude)
         if constrain == "legal" and (provider_name not in ("local", "compat")
-                                     or provider.mode not in ("json_object", "tool")):
+                                     or provider.mode == "text"):
             # a grammar from the schema: OpenAI's strict mode and Anthropic's tools want an
             # object at the root, not the anyOf of the legal moves
             raise SpecError("llm: constrain=legal needs llm:local or llm:compat with mode "
-                            "json_object or tool")
+                            "json_schema, json_object or tool")
+        settings = _server(settings, provider_name, provider, params["server"], constrain)
         extra: dict[str, Any] = {"tool_steps": tool_steps} if tool_steps else {}
         agent = (ToolAgent if tool_steps else LLMAgent)(provider, variant, "llm:" + rest,
                          max_attempts=params["max_attempts"], fallback=params["fallback"],
