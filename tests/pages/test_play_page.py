@@ -180,7 +180,9 @@ def test_a_person_plays_an_llm_seat(browser: Any, db: str,
     clicked: Counter[str] = Counter()
     tokens: list[str] = []
     with FakeLLMServer(_random_legal) as llm:
-        agents = {"fakellm": f"llm:compat:m@{llm.url}/v1,prompt=legal-moves"}
+        # mode=tool: the fake answers with words beside a tool call (the page shows both);
+        # a compatible server's default is json_schema, whose reply is the move alone
+        agents = {"fakellm": f"llm:compat:m@{llm.url}/v1,prompt=legal-moves,mode=tool"}
         with served(db, agents) as (url, lines):
             code, token = _new_game(url, "fakellm", 4, 1)
             tokens.append(token)

@@ -84,7 +84,9 @@ def test_nothing_hidden_shows_before_the_move(db: str, monkeypatch: pytest.Monke
     monkeypatch.setenv("DUEL_COMPAT_API_KEY", "sk-fake")
     with FakeLLMServer(_marked_reply) as llm, chromium() as browser:
         llm.delay = 0.8  # the seat thinks long enough to be looked at
-        agents = {"fakellm": f"llm:compat:m@{llm.url}/v1,prompt=legal-moves"}
+        # mode=tool: the fake answers with words beside a tool call (the page shows both);
+        # a compatible server's default is json_schema, whose reply is the move alone
+        agents = {"fakellm": f"llm:compat:m@{llm.url}/v1,prompt=legal-moves,mode=tool"}
         with served(db, agents, admin_token=OPERATOR) as (url, lines):
             r = httpx.post(url + "/games", json={"player1": "external", "player2": "fakellm",
                                                  "seed": 8}, timeout=30,
