@@ -1,5 +1,6 @@
-"""A loopback HTTP server that speaks just enough of the OpenAI and Anthropic APIs for the real
-SDKs, replying from a script. Tests enqueue replies and read back the requests it received.
+"""A loopback HTTP server that speaks just enough of the OpenAI (Chat Completions, Responses) and
+Anthropic APIs for the real SDKs, replying from a script. Tests enqueue replies and read back
+the requests it received.
 A request with `stream: true` gets its reply as the provider streams it (fake_streams.py),
 `stream_gap` seconds between events; `stall_after` events in, the stream falls silent for
 `stall_seconds` (a stalled connection; once: the next stream flows). `kind` answers the
@@ -16,7 +17,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from helpers.fake_streams import anthropic_events, openai_events
+from helpers.fake_streams import anthropic_events, openai_events, responses_events
 
 
 class Scripted:
@@ -171,6 +172,7 @@ class FakeLLMServer:
 
             def stream(self, reply: Scripted, body: dict[str, Any]) -> None:
                 events = anthropic_events(reply.body) if self.path.endswith("/messages") else \
+                    responses_events(reply.body) if self.path.endswith("/responses") else \
                     openai_events(reply.body, bool((body.get("stream_options") or {})
                                                    .get("include_usage")))
                 with server._lock:

@@ -11,6 +11,15 @@ Anthropic's Messages (`stream: true`): `message_start` (the message with no cont
 and cache usage), per content block `content_block_start`, its deltas (`text_delta`,
 `thinking_delta` then `signature_delta`, `input_json_delta`) and `content_block_stop`, a
 `ping`, `message_delta` (stop reason, the output usage) and `message_stop`.
+
+OpenAI's Responses API (`stream: true`): `response.created` and `response.in_progress` (the
+response with no output yet), per output item `response.output_item.added` (the item empty),
+its parts and deltas (`response.reasoning_summary_part.added`,
+`response.reasoning_summary_text.delta`/`.done`, `response.content_part.added`,
+`response.output_text.delta`/`.done`, `response.refusal.delta`/`.done`,
+`response.function_call_arguments.delta`/`.done`) and `response.output_item.done` (the whole
+item), then `response.completed`, `response.incomplete` or `response.failed` with the whole
+response; every event names its `type` and a `sequence_number`.
 """
 
 from __future__ import annotations
@@ -102,4 +111,60 @@ def anthropic_events(reply: dict[str, Any]) -> list[bytes]:
                               "stop_sequence": reply.get("stop_sequence")},
                     "usage": output}, "message_delta"))
     out.append(sse({"type": "message_stop"}, "message_stop"))
+    return out
+
+
+def responses_events(reply: dict[str, Any]) -> list[bytes]:
+    out: list[bytes] = []
+
+    def send(kind: str, **fields: Any) -> None:
+        out.append(sse({"type": kind, "sequence_number": len(out), **fields}, kind))
+
+    started = {**reply, "status": "in_progress", "incomplete_details": None, "output": [],
+               "usage": None}
+    send("response.created", response=started)
+    send("response.in_progress", response=started)
+    for index, item in enumerate(reply.get("output") or []):
+        at = {"output_index": index, "item_id": item.get("id", "")}
+        kind = item["type"]
+        if kind == "reasoning":
+            send("response.output_item.added", output_index=index,
+                 item={**item, "summary": []})
+            for part_index, part in enumerate(item.get("summary") or []):
+                part_at = {**at, "summary_index": part_index}
+                send("response.reasoning_summary_part.added", **part_at,
+                     part={"type": "summary_text", "text": ""})
+                for piece in _pieces(part["text"]):
+                    send("response.reasoning_summary_text.delta", **part_at, delta=piece)
+                send("response.reasoning_summary_text.done", **part_at, text=part["text"])
+                send("response.reasoning_summary_part.done", **part_at, part=part)
+        elif kind == "message":
+            send("response.output_item.added", output_index=index,
+                 item={**item, "status": "in_progress", "content": []})
+            for part_index, part in enumerate(item.get("content") or []):
+                part_at = {**at, "content_index": part_index}
+                empty = {**part, "text": ""} if part["type"] == "output_text" else \
+                    {**part, "refusal": ""}
+                send("response.content_part.added", **part_at, part=empty)
+                field = "text" if part["type"] == "output_text" else "refusal"
+                name = "output_text" if field == "text" else "refusal"
+                for piece in _pieces(part[field]):
+                    send(f"response.{name}.delta", **part_at, delta=piece,
+                         **({"logprobs": []} if field == "text" else {}))
+                send(f"response.{name}.done", **part_at, **{field: part[field]},
+                     **({"logprobs": []} if field == "text" else {}))
+                send("response.content_part.done", **part_at, part=part)
+        elif kind == "function_call":
+            send("response.output_item.added", output_index=index,
+                 item={**item, "status": "in_progress", "arguments": ""})
+            for piece in _pieces(item.get("arguments") or ""):
+                send("response.function_call_arguments.delta", **at, delta=piece)
+            send("response.function_call_arguments.done", **at,
+                 arguments=item.get("arguments") or "")
+        else:
+            send("response.output_item.added", output_index=index, item=item)
+        send("response.output_item.done", output_index=index, item=item)
+    end = {"completed": "response.completed", "incomplete": "response.incomplete",
+           "failed": "response.failed"}.get(reply.get("status") or "", "response.completed")
+    send(end, response=reply)
     return out

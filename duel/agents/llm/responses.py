@@ -11,6 +11,8 @@ a reasoning effort on gpt-5.x; the Responses API does both:
   with ``incomplete_details.reason: "max_output_tokens"`` (a truncated reply), and a refusal
   comes back as a ``refusal`` content part;
 - ``store: false`` (duel keeps its own records) and the ``prompt_cache_key`` of caching.py;
+- a long call is streamed (``stream: true``, streaming.py) and its last event's response
+  recorded as the unstreamed one;
 - with the tool set offered (``tools=on``, tool_responses.py) a reasoning model's calls ask for
   ``include: ["reasoning.encrypted_content"]``, and the reply's output items (reasoning
   included) go back with the function_call_output items that answer its calls.
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from duel.agents.llm import caching, tool_responses
+from duel.agents.llm import caching, streaming, tool_responses
 from duel.agents.llm.adapt import MODES, Settings
 from duel.agents.llm.models import ANSWER_TOKENS
 from duel.agents.llm.providers import (
@@ -32,6 +34,7 @@ from duel.agents.llm.providers import (
     ToolUse,
     _classify,
     _loads,
+    may_think,
     served,
 )
 from duel.agents.llm.schema import structured_schema
@@ -57,6 +60,7 @@ class ResponsesProvider:
         self.mode = mode
         self.reasons = reasons
         self._sdk = openai
+        self.timeout = timeout  # the longest silence; long calls are streamed (streaming.py)
         self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0,
                                           timeout=timeout)
 
@@ -110,7 +114,12 @@ class ResponsesProvider:
         s = settings or self.defaults()
         kwargs = self.request(system, messages, max_tokens, temperature, schema, s, tools)
         try:
-            resp = await self._client.responses.create(model=self.model, **kwargs)
+            if streaming.is_long(max_tokens, self.timeout):
+                resp = await streaming.openai_responses(
+                    self._client, {"model": self.model, **kwargs}, max_tokens, self.timeout,
+                    self.name, self.reasons or may_think(s))
+            else:
+                resp = await self._client.responses.create(model=self.model, **kwargs)
         except Exception as exc:  # noqa: BLE001 - mapped to our three kinds, or re-raised
             mapped = _classify(exc, self._sdk, self.name, self.model)
             if not self._summary_refused(mapped, s):

@@ -7,7 +7,10 @@ for such requests ("Streaming is required for operations that may take longer th
 minutes"); OpenAI's cuts a non-streamed call off at its timeout and the reply, billed, is lost.
 So long calls are streamed on both: Anthropic's `messages.stream(...)` and its final message,
 OpenAI's Chat Completions with `stream=True` and `stream_options.include_usage`, put back
-together into the completion the non-streamed call returns, so that both are recorded alike.
+together into the completion the non-streamed call returns, and OpenAI's Responses API with
+`stream=True`, whose last event (`response.completed`, `response.incomplete` or
+`response.failed`) carries the whole response the non-streamed call returns; so that all are
+recorded alike.
 
 While streaming, `timeout` is the longest silence between two events, not a limit on the whole
 call: a slow but live reply is read to its end. Before the reply's first output a model that
@@ -180,6 +183,46 @@ def _add_tool_call(calls: list[dict[str, Any]], part: dict[str, Any]) -> None:
         call["function"]["name"] = function["name"]
     if function.get("arguments"):
         call["function"]["arguments"] += function["arguments"]
+
+
+# ---------------------------------------------------------------------------- Responses
+# The events that end a Responses stream, each carrying the whole response.
+RESPONSE_ENDS = ("response.completed", "response.incomplete", "response.failed")
+
+
+def _response_began(event: Any) -> bool:
+    """Output has begun: a delta (summary, text, refusal, arguments), an item done, or the end
+    (`response.created`, `response.in_progress` and an opened item come before the reasoning,
+    which may be silent)."""
+    kind = getattr(event, "type", "") or ""
+    return kind.endswith((".delta", ".done")) or kind in RESPONSE_ENDS
+
+
+async def openai_responses(client: Any, request: dict[str, Any], max_tokens: int,
+                           timeout: float, who: str, thinks: bool) -> Any:
+    """One Responses API call, streamed: the `Response` of its last event (with the
+    provider's request id), as `responses.create` would have returned it. A stream that
+    reports an `error` event, or ends with no response, is a TransportError."""
+    allowance = first_output_allowance(max_tokens, timeout, thinks)
+    stream = await client.responses.create(**request, stream=True, timeout=allowance)
+    final: Any = None
+    try:
+        async for event in read(stream, timeout, allowance, _response_began, who):
+            kind = getattr(event, "type", "")
+            if kind in RESPONSE_ENDS:
+                final = event.response
+            elif kind == "error":
+                raise TransportError(f"{who}: the stream reported an error: "
+                                     f"{getattr(event, 'message', '') or event}")
+    finally:
+        await stream.close()
+    if final is None:
+        raise TransportError(f"{who}: the stream ended without a response (no "
+                             "response.completed event)")
+    request_id = stream.response.headers.get("x-request-id")
+    if request_id:
+        final._request_id = request_id
+    return final
 
 
 # ---------------------------------------------------------------------------- Anthropic
