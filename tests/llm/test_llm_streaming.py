@@ -69,7 +69,7 @@ def _openai_cases() -> list[tuple[str, Scripted]]:
 def test_a_streamed_chat_completion_is_recorded_as_the_plain_one(
         monkeypatch: pytest.MonkeyPatch, mode: str, reply: Scripted) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    spec = f"llm:openai:gpt-5-mini,base_url=URL/v1,backoff=0.01,max_attempts=1,mode={mode}"
+    spec = f"llm:openai:gpt-5-mini,base_url=URL/v1,api=chat,backoff=0.01,max_attempts=1,mode={mode}"
     record = _same_record(spec + ",max_tokens=4000", spec + ",max_tokens=100000", reply)
     assert record["output_tokens"] == reply.body["usage"]["completion_tokens"]
     assert record["cached_tokens"] == 1000
@@ -140,7 +140,7 @@ def test_claude_at_its_output_limit_is_streamed_as_the_sdk_requires(
 def test_a_short_call_is_not_streamed(server: FakeLLMServer) -> None:
     view, legal = play_card_position()
     server.enqueue(openai_reply(json.dumps(legal[0].to_json())))
-    make_agent(f"llm:openai:gpt-4o-mini,base_url={server.url}/v1,max_tokens=1000").choose(
+    make_agent(f"llm:openai:gpt-4o-mini,base_url={server.url}/v1,api=chat,max_tokens=1000").choose(
         view, legal, random.Random(0))
     assert server.streamed == 0 and "stream" not in server.requests[0]["body"]
 
@@ -153,7 +153,7 @@ def test_a_slow_but_live_stream_outlasting_the_timeout_is_read_to_its_end(
     server.stream_gap = 0.1
     if provider == "openai":
         server.enqueue(openai_reply(json.dumps(legal[0].to_json())))
-        spec = f"llm:openai:gpt-4o-mini,base_url={server.url}/v1"
+        spec = f"llm:openai:gpt-4o-mini,base_url={server.url}/v1,api=chat"
     else:
         server.enqueue(anthropic_reply(legal[0].to_json()))
         spec = f"llm:anthropic:claude-sonnet-4-6,base_url={server.url}"
@@ -171,7 +171,7 @@ def test_a_stalled_stream_is_a_timeout_and_the_retry_says_so(
     server.stall_after, server.stall_seconds = 3, 1.5
     if provider == "openai":
         server.enqueue(*[openai_reply(json.dumps(legal[0].to_json())) for _ in range(2)])
-        spec = f"llm:openai:gpt-4o-mini,base_url={server.url}/v1"
+        spec = f"llm:openai:gpt-4o-mini,base_url={server.url}/v1,api=chat"
     else:
         server.enqueue(*[anthropic_reply(legal[0].to_json()) for _ in range(2)])
         spec = f"llm:anthropic:claude-sonnet-4-6,base_url={server.url}"
@@ -190,7 +190,7 @@ def test_a_reasoning_call_may_be_silent_before_its_first_output(server: FakeLLMS
     view, legal = play_card_position()
     server.delay = 0.6  # silent for twice the timeout, then the whole reply
     server.enqueue(openai_reply(json.dumps(legal[0].to_json())))
-    d = make_agent(f"llm:openai:gpt-5-mini,base_url={server.url}/v1,timeout=0.3,"
+    d = make_agent(f"llm:openai:gpt-5-mini,base_url={server.url}/v1,api=chat,timeout=0.3,"
                    "max_attempts=1").choose(view, legal, random.Random(0))
     assert [c["category"] for c in d.details["llm"]["calls"]] == ["OK"]
     assert streaming.first_output_allowance(128_000, 600) == 3600.0
