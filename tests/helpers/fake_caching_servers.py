@@ -4,7 +4,9 @@
   128 tokens, and reports it as ``prompt_tokens_details.cached_tokens``; it bills no cache
   writes. Requests with a ``prompt_cache_key`` are routed to the cache of that key; without
   one, `unkeyed_hit_every` says how often the same prefix lands on a machine that holds it
-  (every request by default).
+  (every request by default). `OpenAIResponsesCache` is the same cache on the Responses API:
+  the prefix is the request's ``instructions``, reported as
+  ``usage.input_tokens_details.cached_tokens``.
 - Anthropic (`AnthropicCache`): caches only up to a block marked ``cache_control``; the first
   request writes the cache (``cache_creation_input_tokens``), later ones read it
   (``cache_read_input_tokens``); ``input_tokens`` counts the rest.
@@ -48,11 +50,8 @@ class OpenAICache:
         self.seen: set[tuple[str, str]] = set()
         self.unkeyed = 0
 
-    def __call__(self, body: dict[str, Any]) -> Scripted:
-        messages = body["messages"]
-        system = _text(messages[0]["content"])
-        total = sum(tokens(_text(m["content"])) for m in messages)
-        key = body.get("prompt_cache_key", "")
+    def cached(self, key: str, system: str) -> int:
+        """The tokens of `system`, the prompt's prefix, read from the cache of `key`."""
         scope = (key, system)
         hit = scope in self.seen
         if not key:
@@ -60,7 +59,13 @@ class OpenAICache:
             hit = hit and self.unkeyed % self.unkeyed_hit_every == 0
         self.seen.add(scope)
         prefix = tokens(system)
-        cached = (prefix // 128) * 128 if hit and prefix >= 1024 else 0
+        return (prefix // 128) * 128 if hit and prefix >= 1024 else 0
+
+    def __call__(self, body: dict[str, Any]) -> Scripted:
+        messages = body["messages"]
+        system = _text(messages[0]["content"])
+        total = sum(tokens(_text(m["content"])) for m in messages)
+        cached = self.cached(body.get("prompt_cache_key", ""), system)
         move = json.dumps(pick(messages))
         message: dict[str, Any] = {"role": "assistant", "content": move}
         finish = "stop"
@@ -76,6 +81,29 @@ class OpenAICache:
             "usage": {"prompt_tokens": total, "completion_tokens": ANSWER,
                       "total_tokens": total + ANSWER,
                       "prompt_tokens_details": {"cached_tokens": cached}}})
+
+
+class OpenAIResponsesCache(OpenAICache):
+    """The same cache on the Responses API (``instructions`` then ``input``)."""
+
+    def __call__(self, body: dict[str, Any]) -> Scripted:  # type: ignore[override]
+        system = body.get("instructions") or ""
+        turns = [{"role": m["role"], "content": m["content"]} for m in body["input"]
+                 if "role" in m]
+        total = tokens(system) + sum(tokens(_text(m["content"])) for m in turns)
+        cached = self.cached(body.get("prompt_cache_key", ""), system)
+        text = json.dumps(pick(turns))
+        return Scripted({
+            "id": "resp_c", "object": "response", "created_at": 0, "model": body["model"],
+            "status": "completed", "incomplete_details": None,
+            "output": [{"type": "message", "id": "msg_c", "role": "assistant",
+                        "status": "completed",
+                        "content": [{"type": "output_text", "text": text, "annotations": []}]}],
+            "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+            "usage": {"input_tokens": total, "input_tokens_details": {"cached_tokens": cached},
+                      "output_tokens": ANSWER,
+                      "output_tokens_details": {"reasoning_tokens": 0},
+                      "total_tokens": total + ANSWER}})
 
 
 class AnthropicCache:

@@ -15,7 +15,8 @@ the LLM's output tokens spent on replies that were not played, per game and over
 (n games, with a bootstrap 95% CI over games). MAX_TOKENS, when given, is the spec's cap
 (`max_tokens=`). Run it with another duel on PYTHONPATH first to compare.
 
-`caching` plays GAMES games each against the caching fakes of OpenAI (gpt-5-mini), Anthropic
+`caching` plays GAMES games each against the caching fakes of OpenAI (gpt-5-mini, on Chat
+Completions and on the Responses API, `llm:openai`'s default), Anthropic
 (claude-sonnet-4-6) and OpenRouter in front of Anthropic (anthropic/claude-sonnet-4.6, billed at
 a backend's prices 10% above the list), and prints the cached share of the input tokens of every
 call after each game's first, and duel's cost of the OpenRouter games against OpenRouter's
@@ -42,7 +43,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from helpers.fake_caching_servers import AnthropicCache, OpenAICache, OpenRouterAnthropic
+from helpers.fake_caching_servers import (
+    AnthropicCache,
+    OpenAICache,
+    OpenAIResponsesCache,
+    OpenRouterAnthropic,
+)
 from helpers.fake_llm_server import FakeLLMServer
 from helpers.fake_reasoning_servers import EFFORT_SCALE, OpenAIReasoningModel
 
@@ -116,6 +122,8 @@ def caching(games: int) -> None:
     for name, responder, spec in (
             ("OpenAI gpt-5-mini", OpenAICache(),
              "llm:openai:gpt-5-mini,base_url={url}/v1,api=chat"),
+            ("OpenAI gpt-5-mini, Responses API", OpenAIResponsesCache(),
+             "llm:openai:gpt-5-mini,base_url={url}/v1"),
             ("Anthropic claude-sonnet-4-6", AnthropicCache(),
              "llm:anthropic:claude-sonnet-4-6,base_url={url}"),
             ("OpenRouter anthropic/claude-sonnet-4.6", OpenRouterAnthropic(backend),

@@ -7,7 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.fake_caching_servers import AnthropicCache, OpenAICache, OpenRouterAnthropic
+from helpers.fake_caching_servers import (
+    AnthropicCache,
+    OpenAICache,
+    OpenAIResponsesCache,
+    OpenRouterAnthropic,
+)
 from helpers.fake_llm_server import FakeLLMServer
 
 from duel.agents.llm import caching
@@ -47,6 +52,19 @@ def test_openai_gets_one_prompt_cache_key_for_the_rules_text(
     assert cached_share_after_the_first(g["calls"]) >= 0.8
     share = g["totals"]["cached_tokens"] / g["totals"]["input_tokens"]
     assert f"{g['totals']['cached_tokens']} cached, {share:.1%}" in g["out"]
+
+
+def test_the_responses_api_reads_the_cached_rules_text_under_its_key(
+        server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`llm:openai`'s default API: the same key, and usage.input_tokens_details.cached_tokens
+    recorded as the calls' cached tokens."""
+    server.responder = OpenAIResponsesCache()
+    g = game(f"llm:openai:gpt-5-mini,base_url={server.url}/v1", tmp_path / "r.jsonl", capsys)
+    assert {r["path"] for r in server.requests} == {"/v1/responses"}
+    keys = {r["body"].get("prompt_cache_key") for r in server.requests}
+    assert len(keys) == 1 and next(iter(keys)).startswith("duel-")
+    assert g["calls"][0]["cached_tokens"] == 0
+    assert cached_share_after_the_first(g["calls"]) >= 0.8
 
 
 def test_anthropic_writes_the_cache_once_and_reads_it_after(
