@@ -77,7 +77,8 @@ class StandInServer:
 
 def schema_answer(body: dict[str, Any]) -> Scripted:
     """The first move a legal-move schema admits; prose (no move) under the move schema."""
-    schema = body["response_format"]["schema"]
+    fmt = body["response_format"]  # json_schema (the default) or json_object with a schema
+    schema = fmt["json_schema"]["schema"] if fmt.get("type") == "json_schema" else fmt["schema"]
     branch = schema.get("anyOf", [schema])[0]
     move = branch["properties"]["move"]
     if "const" not in move:
