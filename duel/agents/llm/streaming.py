@@ -61,7 +61,7 @@ def _transport_errors() -> tuple[tuple[type[Exception], ...], tuple[type[Excepti
 
         modules.append(httpx2)
     except ImportError:
-        pass
+        pass  # the anthropic SDK's httpx fork is there only with newer SDKs
     return (tuple(m.TimeoutException for m in modules),
             tuple(m.HTTPError for m in modules))
 
@@ -244,7 +244,7 @@ async def anthropic_messages(client: Any, request: dict[str, Any], timeout: floa
     allowance = first_output_allowance(int(request["max_tokens"]), timeout, thinks)
     async with stream_call(**request, timeout=allowance) as stream:
         async for _ in read(stream, timeout, allowance, _event_began, who):
-            pass
+            pass  # read() enforces the silences; the SDK's stream keeps the final message
         message = await stream.get_final_message()
         request_id = stream.request_id
     if request_id:
