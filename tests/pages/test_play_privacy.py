@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import threading
+import zlib
 from typing import Any
 
 import httpx
@@ -29,11 +30,21 @@ SHOWN = """(() => document.body.innerText + "\\n" + [...document.querySelectorAl
     .map(e => [...e.attributes].filter(a => a.name !== "style").map(a => a.value).join(" "))
     .join(" "))()"""
 
+# The "Last move" panel's text (textContent: the reply is folded until a click), and whether it
+# holds the reply that names `marker` or shows a move after `ply`.
+LAST_MOVE_TEXT = "() => document.querySelector('#thinking').textContent"
+SHOWS_REPLY_OR_LATER = """([marker, ply]) => {
+    const box = document.querySelector('#thinking');
+    const shown = /Last move \\((\\d+)\\)/.exec(box.querySelector('h2').textContent);
+    return box.textContent.includes(marker) || (shown !== null && Number(shown[1]) > ply);
+}"""
+
 
 def _marker(body: dict[str, Any]) -> str:
     """What the LLM's reply to this request says: words that name the request."""
     last = body["messages"][-1]["content"]
-    return f"marker-{len(body['messages'])}-{len(last)}-{hash(last) % 10**8}"
+    # (crc32, not hash(): str hashes change per process, and so would the fake's moves)
+    return f"marker-{len(body['messages'])}-{len(last)}-{zlib.crc32(last.encode())}"
 
 
 def _marked_reply(body: dict[str, Any]) -> Scripted:
@@ -131,11 +142,16 @@ def test_nothing_hidden_shows_before_the_move(db: str, monkeypatch: pytest.Monke
                     # (Unless the move was played while we looked: its details are public.)
                     assert marker not in text or _ply(url, code) > ply, who
                 wait_until(lambda: _ply(url, code) > ply, WAIT, "the LLM's move")  # noqa: B023
-                for page in (watcher, person):  # its reply shows once it is played
-                    page.wait_for_function(  # (textContent: the reply is folded until a click)
-                        "() => document.querySelector('#thinking').textContent"
-                        f".includes('{marker}')")
-                looked += 1
+                # Its reply shows once it is played, until a later move's replaces it: a seat
+                # that plays again (a wonder's second turn) can move before a page looks.
+                seen = 0
+                for page in (watcher, person):
+                    page.wait_for_function(SHOWS_REPLY_OR_LATER, arg=[marker, ply + 1])
+                    if marker in page.evaluate(LAST_MOVE_TEXT):
+                        seen += 1
+                    else:  # replaced: only a later move may replace it
+                        assert _ply(url, code) > ply + 1, marker
+                looked += seen == 2
             assert not watcher_errors and not person_errors, watcher_errors + person_errors
             states = _states(url, code)
             # The game goes on: its streams would hold the server's shutdown.
