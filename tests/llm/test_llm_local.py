@@ -11,6 +11,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -220,7 +221,48 @@ def test_the_server_process_reads_its_settings() -> None:
     from duel.agents.llm.xserver import params_of, parser
 
     args = parser().parse_args(["--model", "m.gguf", "--port", "8123", "--n_threads", "2",
-                                "--n_batch", "128", "--n_ubatch", "128", "--flash_attn", "true"])
+                                "--n_batch", "128", "--n_ubatch", "128", "--flash_attn", "true",
+                                "--n_ctx", "32768", "--n_parallel", "2"])
     p = params_of(args)
+    # two slots, each with half the context and a prompt cache of its own
+    assert (p.n_ctx, p.n_parallel, p.kv_unified) == (32768, 2, False)  # type: ignore[attr-defined]
     assert p.model.path == "m.gguf" and p.port == 8123 and p.hostnames == ["127.0.0.1"]  # type: ignore[attr-defined]
     assert (p.n_batch, p.n_ubatch, int(p.flash_attn_type), p.cache_prompt) == (128, 128, 1, True)  # type: ignore[attr-defined]
+
+
+def test_each_prompt_prefix_keeps_a_slot_of_its_own(tmp_path: Path) -> None:
+    """Variants asked in turn (a position grading run) each find their prompt in a cache of
+    their own: every request names its prefix's slot, the least recently used giving way."""
+    from helpers.fake_llm_server import FakeLLMServer, openai_reply
+
+    from duel.agents.llm.local import LocalProvider
+
+    with FakeLLMServer() as fake:
+        fake.script.extend(openai_reply(content="{}") for _ in range(7))
+        server = StandIn(tmp_path)
+        provider = LocalProvider("json_object", 30)
+
+        async def ask(system: str, tools: list[dict[str, Any]] | None = None) -> None:
+            await provider.complete(system, [{"role": "user", "content": "u"}], 10, None,
+                                    tools=tools)
+
+        tool = [{"type": "function", "function": {"name": "make_move", "parameters": {}}}]
+
+        async def run() -> None:
+            try:
+                for system, tools in [("rules", None), ("rules", tool), ("rules", None),
+                                      ("rules", tool), ("other", None), ("rules", tool)]:
+                    await ask(system, tools)
+            finally:
+                await provider.close()
+
+        LocalServer._instance = server
+        try:
+            server.ensure_started = lambda timeout=300.0: fake.url + "/v1"  # type: ignore[method-assign]
+            asyncio.run(run())
+        finally:
+            LocalServer._instance = None
+        slots = [r["body"]["id_slot"] for r in fake.requests]
+    # baseline and tools each keep their slot; a third prefix takes the least recently used
+    # (the baseline's), and tools keeps its own
+    assert slots == [0, 1, 0, 1, 0, 1]

@@ -92,3 +92,31 @@ def test_the_default_local_seat_answers_legal_moves_at_the_first_try() -> None:
         (call,) = llm["calls"]
         # the short rules and the one-line state were sent; the answer is a bare move
         assert 3500 < call["input_tokens"] < 6000 and call["output_tokens"] < 40
+
+
+def test_the_server_goes_when_its_duel_process_is_killed() -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    parent = subprocess.Popen(
+        [sys.executable, "-c", "import time\n"
+         "from duel.agents.llm.local import LocalServer\n"
+         "s = LocalServer(); s.ensure_started()\n"
+         "print(s.process.pid, flush=True); time.sleep(600)"],
+        stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    server = int(parent.stdout.readline())
+    parent.kill()  # SIGKILL: no exit hook runs
+    parent.wait()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:  # gone, or a zombie that nobody reaps here
+            if open(f"/proc/{server}/stat").read().rsplit(")", 1)[1].split()[0] == "Z":
+                return
+        except FileNotFoundError:
+            return
+        time.sleep(0.5)
+    os.kill(server, 9)
+    raise AssertionError("the llama.cpp server outlived its duel process by 30 s")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import hashlib
 import importlib
 import importlib.util
 import json
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,14 @@ LOCAL_DEFAULTS: dict[str, Any] = {"prompt": "local", "constrain": "legal", "max_
 # cached ones went from 44-61 to 65-84 tokens/s on this 2-core CPU (measured with llama.cpp
 # through llama-cpp-python, two runs of each setting; the default batch is 512).
 SERVER_SETTINGS: dict[str, str] = {"n_batch": "128", "n_ubatch": "128", "flash_attn": "true"}
+# Prompt caches kept at once (llama.cpp's slots, each with its own n_ctx of context). A position
+# grading run asks each position under every variant in turn; with one cache, variants whose
+# prompts part early (tools=on's tool list follows the rules text) read ~1-4k tokens again on
+# every call. Each prompt prefix (system text and tools) is pinned to a slot of its own, the
+# least recently used one giving way (llama.cpp's own choice, by shared prefix, sends every
+# variant to one slot: they all share the rules text). Seats of one game share a slot: their
+# prompts part at the state either way.
+SLOTS = 2
 # Until a start has been timed on this machine: the model's load (~3 s on 2 idle cores).
 FIRST_START_GUESS = 10.0
 
@@ -56,8 +66,9 @@ class LocalServer:
     _lock = threading.Lock()
 
     def __init__(self, n_ctx: int = 16384, threads: int | None = None,
-                 settings: dict[str, str] | None = None) -> None:
-        self.n_ctx = n_ctx
+                 settings: dict[str, str] | None = None, slots: int = SLOTS) -> None:
+        self.n_ctx = n_ctx  # each slot's
+        self.slots = slots
         self.threads = threads or max(1, os.cpu_count() or 1)
         self.settings = dict(SERVER_SETTINGS if settings is None else settings)
         self.process: subprocess.Popen[bytes] | None = None
@@ -68,6 +79,8 @@ class LocalServer:
         self._start_lock = threading.Lock()
         self.starting_since: float | None = None  # while a start is under way
         self.calls = 0  # requests sent to this server since it started
+        self._slots: OrderedDict[str, int] = OrderedDict()  # prompt prefix -> slot, LRU first
+        self._lock_slots = threading.Lock()
 
     @classmethod
     def shared(cls) -> LocalServer:
@@ -75,6 +88,18 @@ class LocalServer:
             if cls._instance is None:
                 cls._instance = LocalServer()
             return cls._instance
+
+    def slot_for(self, prefix: str) -> int:
+        """The slot whose cache holds (or will hold) the prompt prefix `prefix` (its hash)."""
+        with self._lock_slots:
+            if prefix in self._slots:
+                self._slots.move_to_end(prefix)
+                return self._slots[prefix]
+            taken = set(self._slots.values())
+            free = [i for i in range(self.slots) if i not in taken]
+            slot = free[0] if free else self._slots.popitem(last=False)[1]
+            self._slots[prefix] = slot
+            return slot
 
     @property
     def base_url(self) -> str:
@@ -91,7 +116,8 @@ class LocalServer:
     def command(self, model: Path, port: int) -> list[str]:
         return [sys.executable, "-m", "duel.agents.llm.xserver", "--model", str(model),
                 "--model_alias", "local", "--host", "127.0.0.1", "--port", str(port),
-                "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
+                "--n_ctx", str(self.n_ctx * self.slots), "--n_parallel", str(self.slots),
+                "--n_threads", str(self.threads),
                 *(arg for key, value in self.settings.items() for arg in (f"--{key}", value))]
 
     def ensure_started(self, timeout: float = 300.0) -> str:
@@ -106,6 +132,8 @@ class LocalServer:
                 began, self.starting_since = self.starting_since, None
             self._remember_start(time.monotonic() - began)
             self.calls = 0
+            with self._lock_slots:
+                self._slots.clear()  # a new process: every cache is empty
             return url
 
     def expected_start(self) -> float:
@@ -194,8 +222,10 @@ class LocalProvider:
             self._inner = OpenAIProvider("local", "local", "sk-local", url, self.mode,
                                          self.timeout)
             self._url = url
+        prefix = hashlib.sha256(json.dumps([system, tools]).encode()).hexdigest()
         return await self._inner.complete(system, messages, max_tokens, temperature,
-                                          schema=schema, settings=settings, tools=tools)
+                                          schema=schema, settings=settings, tools=tools,
+                                          extra_body={"id_slot": server.slot_for(prefix)})
 
     def status_note(self) -> str | None:
         return LocalServer.shared().status_note()

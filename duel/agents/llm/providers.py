@@ -202,7 +202,10 @@ class OpenAIProvider:
     async def complete(self, system: str, messages: list[dict[str, Any]], max_tokens: int,
                        temperature: float | None, *, schema: dict[str, Any] | None = None,
                        settings: Settings | None = None,
-                       tools: list[dict[str, Any]] | None = None) -> Reply:
+                       tools: list[dict[str, Any]] | None = None,
+                       extra_body: dict[str, Any] | None = None) -> Reply:
+        """One call; `extra_body`: the server's own fields, sent as they are (llama.cpp's
+        `id_slot`)."""
         s = settings or self.defaults()
         kwargs: dict[str, Any] = {s.token_param: max_tokens}
         schema = schema if schema is not None else structured_schema()
@@ -221,7 +224,7 @@ class OpenAIProvider:
                 if s.tool_choice == "forced" else "auto"
         if temperature is not None:
             kwargs["temperature"] = temperature
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = dict(extra_body or {})
         if self.name == "openrouter":
             # OpenRouter's own options: reasoning in its `reasoning` object, and a pinned
             # backend with no fallback, so that a result is reproducible on one provider.

@@ -3,13 +3,14 @@ completions, prompt caching, JSON-schema-constrained output), from the `xllamacp
 prebuilt wheel, so installing the `local` extra compiles nothing.
 
     python -m duel.agents.llm.xserver --model PATH --port N [--host 127.0.0.1] [--n_ctx 16384]
-        [--n_threads 2] [--n_batch 128] [--n_ubatch 128] [--flash_attn true]
+        [--n_threads 2] [--n_batch 128] [--n_ubatch 128] [--flash_attn true] [--n_parallel 1]
 
 It serves until it is terminated (duel.agents.llm.local.LocalServer starts and stops it)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -26,7 +27,10 @@ def params_of(args: argparse.Namespace) -> object:
     p.hostnames = [args.host]
     p.port = args.port
     p.n_ctx = args.n_ctx
-    p.n_parallel = 1  # one seat asks at a time; one slot keeps the whole context and its cache
+    # Each slot keeps its own prompt cache and n_ctx / n_parallel of the context; a request goes
+    # to the slot whose cached prompt it shares most of.
+    p.n_parallel = args.n_parallel
+    p.kv_unified = False
     p.cpuparams.n_threads = args.n_threads
     p.cpuparams_batch.n_threads = args.n_threads
     p.n_batch = args.n_batch
@@ -47,11 +51,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--n_batch", type=int, default=128)
     p.add_argument("--n_ubatch", type=int, default=128)
     p.add_argument("--flash_attn", default="true")
+    p.add_argument("--n_parallel", type=int, default=1)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    parent = os.getppid()
     import xllamacpp as xlc
 
     server = xlc.Server(params_of(args))  # listens once the model is loaded
@@ -59,7 +65,11 @@ def main(argv: list[str] | None = None) -> int:
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())
-    done.wait()
+    # A duel process killed outright runs no exit hook: the server then outlives it, holding
+    # the CPU and ~0.5 GB. It goes when its parent does.
+    while not done.wait(2.0):
+        if os.getppid() != parent:
+            break
     del server
     return 0
 
