@@ -84,8 +84,9 @@ def test_the_model_may_not_set_what_a_variant_sets() -> None:
         "llm:local,think=text,prompt=baseline,history=all"
 
 
-def test_position_grading_refuses_settings_that_need_the_games_past(tmp_path: Path) -> None:
+def test_position_grading_refuses_notes_which_need_the_seat_s_own_turns(tmp_path: Path) -> None:
     from duel.grading.positions.grade import run
 
-    with pytest.raises(UsageError, match="history need the game's earlier moves"):
-        run(tmp_path / "missing.json", ["history=all"], "llm:local", tmp_path / "out")
+    # (history is told from the positions' games: tests/grading/test_positions_history.py)
+    with pytest.raises(UsageError, match="notes need the seat's own earlier turns"):
+        run(tmp_path / "missing.json", ["history=all+notes=on"], "llm:local", tmp_path / "out")

@@ -46,6 +46,7 @@ from duel.runs.campaign import run as campaign_run
 from duel.runs.dryrun import DryRun
 from duel.util.files import atomic_write
 
+from .past import Pasts
 from .suite import Position, Suite, load
 
 RUN_FILE: Final = "positions.json"
@@ -139,9 +140,13 @@ def _kept(path: Path, model: str, variant: str) -> Answer | None:
     return found
 
 
-def ask(agent: Agent, variant: str, position: Position, out: Path) -> Answer:
-    """Ask `agent` (the variant's) `position` and write its answer file."""
+def ask(agent: Agent, variant: str, position: Position, out: Path,
+        past: Pasts | None = None) -> Answer:
+    """Ask `agent` (the variant's) `position` and write its answer file; with `past`, the
+    agent is first told the game's moves before the position (a ``history=`` variant)."""
     start = time.perf_counter()
+    if past is not None:
+        past.tell(agent, position)
     decision = agent.choose(position.view, list(position.legal),
                             random.Random(position_seed(position.id)))
     if decision.move not in position.legal:  # an LLM agent never returns one; another might
@@ -189,10 +194,10 @@ def run(suite_path: str | Path, variants: list[str], model: str, out: str | Path
     how the run ended."""
     names = variant_names(variants)
     for name in names:
-        past = GradeVariant.parse(name).harness.needs_game()
-        if past:
-            raise UsageError(f"variant {name!r}: {', '.join(past)} need the game's earlier "
-                             "moves, which a position suite does not hold: grade it on games "
+        own = [k for k in GradeVariant.parse(name).harness.needs_game() if k != "history"]
+        if own:
+            raise UsageError(f"variant {name!r}: {', '.join(own)} need the seat's own earlier "
+                             "turns, which a position suite does not hold: grade it on games "
                              "(without --positions)")
     suite = load(suite_path)
     agents: dict[str, Agent] = {}
@@ -209,9 +214,22 @@ def run(suite_path: str | Path, variants: list[str], model: str, out: str | Path
         found = _kept(answer_path(folder, task.variant, task.position), model, task.variant)
         if found is not None:
             earlier[task] = found.cost
+    # A variant that is told the game's past gets an agent of its own for each answer: the
+    # past of one position must not follow another's into its memory.
+    told = {n for n in names if GradeVariant.parse(n).harness.needs_game()}
+    pasts = Pasts(suite_path)
+    for task in tasks:  # every game the run needs is there and agrees, before any money goes
+        if task.variant in told and task not in earlier:
+            pasts.of(by_id[task.position])
+
+    def args(t: AnswerTask) -> tuple[Agent, str, Position, Path, Pasts | None]:
+        if t.variant in told:
+            return make_agent(variant_spec(model, t.variant)), t.variant, by_id[t.position], \
+                folder, pasts
+        return agents[t.variant], t.variant, by_id[t.position], folder, None
+
     campaign: Campaign[AnswerTask, Answer] = Campaign(
-        ask, lambda t: (agents[t.variant], t.variant, by_id[t.position], folder),
-        lambda t, answer: answer.cost, group=lambda t: t.variant, unit="answer")
+        ask, args, lambda t, answer: answer.cost, group=lambda t: t.variant, unit="answer")
     notes = campaign_run(campaign, tasks, earlier, budget, jobs, progress)
     return suite, RunOutcome(notes)
 
