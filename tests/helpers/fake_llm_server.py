@@ -108,6 +108,7 @@ class FakeLLMServer:
         self.gets: list[str] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.errors: list[str] = []  # what the responder raised
         self._lock = threading.Lock()
         server = self
 
@@ -147,7 +148,14 @@ class FakeLLMServer:
                     elif server.script:
                         reply = server.script.popleft()
                     elif server.responder is not None:
-                        reply = server.responder(body)
+                        try:
+                            reply = server.responder(body)
+                        except Exception as exc:  # noqa: BLE001 - the test's own bug
+                            # Answered, not dropped: a dropped connection is retried with
+                            # backoff and the test hangs; the test fails on leaving (__exit__).
+                            server.errors.append(f"{type(exc).__name__}: {exc}")
+                            reply = error_reply(400)
+                            reply.body["error"]["message"] = f"the fake's responder raised: {exc}"
                     else:
                         reply = error_reply(500)
                 try:
@@ -211,6 +219,8 @@ class FakeLLMServer:
     def __exit__(self, *exc: Any) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+        if self.errors and exc[0] is None:
+            raise AssertionError(f"the fake LLM server's responder raised: {self.errors}")
 
     def enqueue(self, *replies: Scripted) -> None:
         self.script.extend(replies)
