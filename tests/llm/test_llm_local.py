@@ -232,27 +232,30 @@ def test_the_server_process_reads_its_settings() -> None:
 
 def test_each_prompt_prefix_keeps_a_slot_of_its_own(tmp_path: Path) -> None:
     """Variants asked in turn (a position grading run) each find their prompt in a cache of
-    their own: every request names its prefix's slot, the least recently used giving way."""
+    their own: every request names its prefix's slot (the system text, the tools, the turn
+    message's heading), the least recently used giving way."""
     from helpers.fake_llm_server import FakeLLMServer, openai_reply
 
     from duel.agents.llm.local import LocalProvider
 
+    tool = [{"type": "function", "function": {"name": "make_move", "parameters": {}}}]
+    state = "Here is the current game state (you are player2):\n\n{STATE}"
+    past = "The game so far (every move, oldest first; you are player 2):\n  1. ...\n\n{STATE}"
+    asks: list[tuple[str, Any, str]] = [
+        ("rules", None, state), ("rules", tool, state), ("rules", None, past),
+        ("rules", None, state.replace("STATE", "another")),  # another turn, same heading
+        ("rules", tool, state), ("rules", None, past + "  2. ..."), ("other", None, state),
+        ("rules", tool, state)]
     with FakeLLMServer() as fake:
-        fake.script.extend(openai_reply(content="{}") for _ in range(7))
+        fake.script.extend(openai_reply(content="{}") for _ in asks)
         server = StandIn(tmp_path)
         provider = LocalProvider("json_object", 30)
 
-        async def ask(system: str, tools: list[dict[str, Any]] | None = None) -> None:
-            await provider.complete(system, [{"role": "user", "content": "u"}], 10, None,
-                                    tools=tools)
-
-        tool = [{"type": "function", "function": {"name": "make_move", "parameters": {}}}]
-
         async def run() -> None:
             try:
-                for system, tools in [("rules", None), ("rules", tool), ("rules", None),
-                                      ("rules", tool), ("other", None), ("rules", tool)]:
-                    await ask(system, tools)
+                for system, tools, turn in asks:
+                    await provider.complete(system, [{"role": "user", "content": turn}], 10,
+                                            None, tools=tools)
             finally:
                 await provider.close()
 
@@ -263,6 +266,6 @@ def test_each_prompt_prefix_keeps_a_slot_of_its_own(tmp_path: Path) -> None:
         finally:
             LocalServer._instance = None
         slots = [r["body"]["id_slot"] for r in fake.requests]
-    # baseline and tools each keep their slot; a third prefix takes the least recently used
-    # (the baseline's), and tools keeps its own
-    assert slots == [0, 1, 0, 1, 0, 1]
+    # the state, tools and history prompts keep their slots; a fourth prefix takes the least
+    # recently used (the state's), and tools keeps its own
+    assert slots == [0, 1, 2, 0, 1, 2, 0, 1]

@@ -47,14 +47,13 @@ LOCAL_DEFAULTS: dict[str, Any] = {"prompt": "local", "constrain": "legal", "max_
 # cached ones went from 44-61 to 65-84 tokens/s on this 2-core CPU (measured with llama.cpp
 # through llama-cpp-python, two runs of each setting; the default batch is 512).
 SERVER_SETTINGS: dict[str, str] = {"n_batch": "128", "n_ubatch": "128", "flash_attn": "true"}
-# Prompt caches kept at once (llama.cpp's slots, each with its own n_ctx of context). A position
-# grading run asks each position under every variant in turn; with one cache, variants whose
-# prompts part early (tools=on's tool list follows the rules text) read ~1-4k tokens again on
-# every call. Each prompt prefix (system text and tools) is pinned to a slot of its own, the
-# least recently used one giving way (llama.cpp's own choice, by shared prefix, sends every
-# variant to one slot: they all share the rules text). Seats of one game share a slot: their
-# prompts part at the state either way.
-SLOTS = 2
+# Prompt caches kept at once (llama.cpp's slots, each with its own n_ctx of context; ~0.2 GB of
+# memory each). A position grading run asks each position under every variant in turn; with one
+# cache, variants whose prompts part before the state (tools=on's tool list follows the rules
+# text; history= puts the game's moves before the state) read 1-4k tokens again at every call.
+# So each prompt prefix is pinned to a slot of its own, the least recently used giving way:
+# llama.cpp's own choice, by shared prefix, sends every variant to one slot (all share the rules).
+SLOTS = 3
 # Until a start has been timed on this machine: the model's load (~3 s on 2 idle cores).
 FIRST_START_GUESS = 10.0
 
@@ -195,6 +194,18 @@ class LocalServer:
                 proc.wait()
 
 
+def prompt_prefix(system: str, messages: list[dict[str, Any]],
+                  tools: list[dict[str, Any]] | None) -> str:
+    """What stays put from one turn to the next in a prompt, hashed: the system text, the
+    tools, and the first line of the first turn message (its heading: the state, or the
+    game's moves before it, follows and changes every turn)."""
+    content = messages[0].get("content", "") if messages else ""
+    if isinstance(content, list):  # text and image parts
+        content = next((p.get("text", "") for p in content if p.get("type") == "text"), "")
+    heading = str(content).split("\n", 1)[0]
+    return hashlib.sha256(json.dumps([system, tools, heading]).encode()).hexdigest()
+
+
 class LocalProvider:
     """The OpenAI-compatible provider of the local llama.cpp server, started on first use."""
 
@@ -222,7 +233,7 @@ class LocalProvider:
             self._inner = OpenAIProvider("local", "local", "sk-local", url, self.mode,
                                          self.timeout)
             self._url = url
-        prefix = hashlib.sha256(json.dumps([system, tools]).encode()).hexdigest()
+        prefix = prompt_prefix(system, messages, tools)
         return await self._inner.complete(system, messages, max_tokens, temperature,
                                           schema=schema, settings=settings, tools=tools,
                                           extra_body={"id_slot": server.slot_for(prefix)})
