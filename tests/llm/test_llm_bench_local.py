@@ -71,6 +71,9 @@ class StandInServer:
     def ensure_started(self) -> str:
         return self.url
 
+    def slot_for(self, prefix: str) -> int:
+        return 0
+
     def stop(self) -> None:
         self.stops += 1
 
