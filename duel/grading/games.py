@@ -356,9 +356,8 @@ def _outcome(path: Path, t: Transcript) -> GameOutcome:
     assert t.footer is not None
     prompt = t.header["players"][str(seat.player)].get("prompt") or {}
     mine = [m for m in t.moves if m.get("player") == seat.player]
-    calls = [c for m in mine for c in ((m.get("details") or {}).get("llm") or {}).get("calls")
-             or []]
-    tool_calls = sum(len(c.get("tool_calls") or []) for c in calls)
+    calls = [c for m in mine for c in llm_calls(m.get("details"))]
+    tool_calls = count_tool_calls(calls)
     lost = [c.get("cost_usd") for c in calls if c.get("category") != "OK"]
     priced = [float(x) for x in lost if x is not None]
     return GameOutcome(variant, int(t.header["seed"]), seat.player, result.points(seat),
@@ -367,6 +366,16 @@ def _outcome(path: Path, t: Transcript) -> GameOutcome:
                        moves=len(mine), tool_calls=tool_calls,
                        seconds=sum(float(m.get("seconds") or 0.0) for m in mine),
                        unusable_usd=round(sum(priced), 6) if len(priced) == len(lost) else None)
+
+
+def llm_calls(details: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The LLM call records of one decision's details (none for another agent)."""
+    return list(((details or {}).get("llm") or {}).get("calls") or [])
+
+
+def count_tool_calls(calls: list[dict[str, Any]]) -> int:
+    """The tool calls of tools=on in these call records, make_move included."""
+    return sum(len(c.get("tool_calls") or []) for c in calls)
 
 
 def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[str, Any]]:

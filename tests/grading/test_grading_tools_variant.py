@@ -12,6 +12,7 @@ import pytest
 from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
 from helpers.fake_reasoning_servers import pick
 from helpers.fake_tool_models import OpenAIToolModel
+from helpers.suites import make_suite
 
 from duel.cli import main
 from duel.errors import SpecError
@@ -55,6 +56,22 @@ def test_a_setting_is_graded_against_the_baseline_on_the_same_deals(tmp_path: Pa
         mine = [m for m in t.moves if str(m["player"]) == seat]
         assert all(c["tool_calls"] is not None for m in mine for c in m["details"]["llm"]["calls"])
         assert t.footer is not None and t.footer["totals"][seat]["calls"] == 3 * len(mine)
+
+
+def test_a_setting_is_graded_on_a_position_suite_with_its_tool_calls(tmp_path: Path) -> None:
+    path, suite = make_suite(tmp_path / "suite", per_kind=2)
+    out = tmp_path / "grade"
+    with FakeLLMServer(responder=either) as srv:
+        assert main(["grade", "--positions", str(path), "--variants", "tools=on", "--model",
+                     f"llm:compat:fake@{srv.url}/v1", "--out", str(out), "--jobs", "1",
+                     "--no-progress"]) == 0
+    rows = {r["variant"]: r for r in csv.DictReader((out / "report.csv").open())}
+    assert int(rows["tools=on"]["paired_positions"]) == len(suite.positions)
+    # the careful model: get_state, legal_moves, simulate, explain, then make_move
+    assert float(rows["tools=on"]["tool_calls_per_answer"]) == 5.0
+    assert float(rows["baseline"]["tool_calls_per_answer"]) == 0.0
+    assert all(float(r["seconds_per_answer"]) > 0 for r in rows.values())
+    assert "tool calls/answer" in (out / "report.md").read_text()
 
 
 def test_a_variant_names_a_prompt_tool_options_or_both() -> None:

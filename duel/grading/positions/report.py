@@ -10,7 +10,14 @@ from typing import Any, Final
 from duel.agents.llm.accounting import llm_totals
 from duel.agents.llm.totals import combine
 from duel.analysis.summary import BLUNDER
-from duel.grading.games import BASELINE, NULL_VARIANT, RunOutcome, write_csv
+from duel.grading.games import (
+    BASELINE,
+    NULL_VARIANT,
+    RunOutcome,
+    count_tool_calls,
+    llm_calls,
+    write_csv,
+)
 from duel.grading.plots import Bars, Chart, Paired, draw
 from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
 from duel.util import tables
@@ -23,7 +30,8 @@ COLUMNS: Final = [
     "best_rate", "blunder_rate", "first_try_legal", "first_try_ci_low", "first_try_ci_high",
     "legal_after_retries", "legal_ci_low", "legal_ci_high", "mean_attempts", "fallbacks",
     "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_per_call_s",
-    "paired_positions", "diff_vs_baseline", "diff_ci_low", "diff_ci_high", "p_value"]
+    "tool_calls_per_answer", "seconds_per_answer", "paired_positions", "diff_vs_baseline",
+    "diff_ci_low", "diff_ci_high", "p_value"]
 
 CHARTS: Final[dict[str, Chart]] = {
     "mean_loss.png": Bars("mean_loss", "loss_ci_low", "loss_ci_high", "#6a4ab5",
@@ -69,6 +77,9 @@ def summarise(suite: Suite, found: list[Answer]) -> list[dict[str, Any]]:
             **{k: t[k] for k in ("mean_attempts", "fallbacks", "input_tokens", "output_tokens",
                                  "reasoning_tokens", "cost_usd")},
             "latency_per_call_s": t["latency_s"] / t["calls"] if t["calls"] else 0.0,
+            "tool_calls_per_answer": mean([float(count_tool_calls(llm_calls(a.details)))
+                                           for a in mine.values()]),
+            "seconds_per_answer": mean([a.seconds for a in mine.values()]),
         }
         row["loss_ci_low"], row["loss_ci_high"] = bootstrap_ci(values)
         row["first_try_ci_low"], row["first_try_ci_high"] = wilson(first, moves)
@@ -111,6 +122,8 @@ def markdown(table: list[dict[str, Any]], suite: Suite, suite_name: str) -> str:
             "reasoning (tokens)": f"{r['reasoning']} ({r['reasoning_tokens']})",
             "cost": "unknown" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}",
             "s/call": f"{r['latency_per_call_s']:.2f}",
+            "tool calls/answer": f"{r['tool_calls_per_answer']:.2f}",
+            "s/answer": f"{r['seconds_per_answer']:.1f}",
             "vs baseline (95% CI)": f"{r['diff_vs_baseline']:+.4f} ({r['diff_ci_low']:+.4f} to "
                                     f"{r['diff_ci_high']:+.4f})" if paired else "—",
             "p": f"{r['p_value']:.3f}" if paired else "—"})
@@ -121,11 +134,12 @@ def markdown(table: list[dict[str, Any]], suite: Suite, suite_name: str) -> str:
               "a bootstrap 95% CI over positions. Best move: the share of answers that were the "
               f"analyser's best; blunders: answers losing at least {BLUNDER:.2f}. Legality and "
               "attempts are per answer, with Wilson 95% CIs; a fallback move (after the last "
-              "re-ask) is scored like any answer. vs baseline: the mean per-position difference "
-              "in loss over the positions both answered (negative: better than the baseline), "
-              "paired bootstrap 95% CI and two-sided sign-flip permutation p-value. The null "
-              "variant is the baseline under another name: its difference shows the noise "
-              "floor."]
+              "re-ask) is scored like any answer. Tool calls (tools=on, make_move included) "
+              "and seconds are means per answer, re-asks included. vs baseline: the mean "
+              "per-position difference in loss over the positions both answered (negative: "
+              "better than the baseline), paired bootstrap 95% CI and two-sided sign-flip "
+              "permutation p-value. The null variant is the baseline under another name: its "
+              "difference shows the noise floor."]
     return "\n".join(lines) + "\n"
 
 
