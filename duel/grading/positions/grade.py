@@ -20,8 +20,9 @@ The report (``report.md``, ``report.csv``, PNG plots drawn as game grading draws
 per variant: mean loss with a 95% bootstrap CI over positions, the share of answers that were the
 analyser's best move, the blunder rate, first-try legality and legality after retries with Wilson
 95% CIs, attempts, fallbacks, tokens, cost, latency per call, tool calls and seconds per answer,
-and the paired difference from the baseline over the positions both answered: per position the variant's loss minus the baseline's,
-with a paired bootstrap CI and a sign-flip permutation p-value.
+and the paired difference from the baseline over the positions both answered: per position the
+variant's loss minus the baseline's, with a paired bootstrap CI and a sign-flip permutation
+p-value.
 """
 
 from __future__ import annotations
