@@ -226,7 +226,7 @@ def test_the_server_process_reads_its_settings() -> None:
     p = params_of(args)
     # two slots, each with half the context and a prompt cache of its own
     assert (p.n_ctx, p.n_parallel, p.kv_unified) == (32768, 2, False)  # type: ignore[attr-defined]
-    assert p.cache_ram_mib == 0  # type: ignore[attr-defined]  # no copies of prompts in memory
+    assert p.cache_ram_mib == 1024  # type: ignore[attr-defined]  # prompt copies capped at 1 GB
     assert p.model.path == "m.gguf" and p.port == 8123 and p.hostnames == ["127.0.0.1"]  # type: ignore[attr-defined]
     assert (p.n_batch, p.n_ubatch, int(p.flash_attn_type), p.cache_prompt) == (128, 128, 1, True)  # type: ignore[attr-defined]
 

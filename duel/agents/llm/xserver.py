@@ -4,7 +4,7 @@ prebuilt wheel, so installing the `local` extra compiles nothing.
 
     python -m duel.agents.llm.xserver --model PATH --port N [--host 127.0.0.1] [--n_ctx 16384]
         [--n_threads 2] [--n_batch 128] [--n_ubatch 128] [--flash_attn true] [--n_parallel 1]
-        [--cache_ram_mib 0]
+        [--cache_ram_mib 1024]
 
 It serves until it is terminated (duel.agents.llm.local.LocalServer starts and stops it)."""
 
@@ -39,8 +39,9 @@ def params_of(args: argparse.Namespace) -> object:
     p.flash_attn_type = 1 if args.flash_attn.lower() in TRUE else 0
     p.cache_prompt = True  # the rules text is read once, then reused from the cache
     # llama.cpp also copies a slot's prompt state to memory whenever the slot takes another
-    # prompt, up to 8 GB by default: a position grading run's server grew to 7.7 GB. The slots'
-    # own caches are enough (each prompt prefix keeps its slot: local.py).
+    # prompt, up to 8 GB by default: a position grading run's server grew to 7.7 GB. Capped at
+    # 1 GB: it still brings back recent prompts when more prefixes than slots take turns (12
+    # requests over 4 prefixes and 3 slots took 186 s with it and did not end in 400 s without).
     p.cache_ram_mib = args.cache_ram_mib
     return p
 
@@ -57,7 +58,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--n_ubatch", type=int, default=128)
     p.add_argument("--flash_attn", default="true")
     p.add_argument("--n_parallel", type=int, default=1)
-    p.add_argument("--cache_ram_mib", type=int, default=0)
+    p.add_argument("--cache_ram_mib", type=int, default=1024)
     return p
 
 
