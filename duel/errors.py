@@ -81,10 +81,15 @@ class TransportError(ProviderError):
     """Connection failure, timeout, 429 or 5xx: retried with backoff, never a used attempt."""
 
     def __init__(self, message: str, retry_after: float | None = None,
-                 status: int | None = None) -> None:
+                 status: int | None = None, billed: Any = None,
+                 reported: str | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
         self.status = status
+        self.reported = reported  # the provider's own code or words for a failed reply
+        # what a reply that failed after it began was billed (a provider Reply), so the
+        # record keeps the tokens and money spent on it
+        self.billed = billed
 
 
 class RequestError(ProviderError):

@@ -21,14 +21,16 @@ from helpers.fake_streams import anthropic_events, openai_events, responses_even
 
 
 class Scripted:
-    """One scripted HTTP reply (`raw`: send these bytes instead of JSON)."""
+    """One scripted HTTP reply (`raw`: send these bytes instead of JSON; `events`: to a
+    request that asks for a stream, send these server-sent events instead of the body's own)."""
 
     def __init__(self, body: Any, status: int = 200, headers: dict[str, str] | None = None,
-                 raw: bytes | None = None) -> None:
+                 raw: bytes | None = None, events: list[bytes] | None = None) -> None:
         self.body = body
         self.status = status
         self.headers = headers or {}
         self.raw = raw
+        self.events = events
 
 
 def openai_reply(content: str | None = None, tool_args: str | None = None,
@@ -88,7 +90,7 @@ def _as_content(reply: Scripted) -> Scripted:
                          "content": calls[0]["function"]["arguments"]}
     if choice.get("finish_reason") == "tool_calls":
         choice["finish_reason"] = "stop"
-    return Scripted(body, reply.status, reply.headers, reply.raw)
+    return Scripted(body, reply.status, reply.headers, reply.raw, reply.events)
 
 
 class FakeLLMServer:
@@ -179,7 +181,8 @@ class FakeLLMServer:
                 self.wfile.write(data)
 
             def stream(self, reply: Scripted, body: dict[str, Any]) -> None:
-                events = anthropic_events(reply.body) if self.path.endswith("/messages") else \
+                events = reply.events if reply.events is not None else \
+                    anthropic_events(reply.body) if self.path.endswith("/messages") else \
                     responses_events(reply.body) if self.path.endswith("/responses") else \
                     openai_events(reply.body, bool((body.get("stream_options") or {})
                                                    .get("include_usage")))

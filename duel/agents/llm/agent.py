@@ -321,8 +321,8 @@ class LLMAgent(AskingSeat):
                         reply = await self._send(messages, attempt, conv)
                     except TransportError as exc:
                         conv.calls.append(replace(self._record(
-                            attempt, Category.TRANSPORT, None, start, str(exc), conv.budget),
-                            retry=previous))
+                            attempt, Category.TRANSPORT, exc.billed, start, str(exc),
+                            conv.budget), retry=previous))
                         previous = _why(exc)
                         raise
                     conv.calls.append(replace(self._record(
@@ -462,6 +462,8 @@ def _why(exc: TransportError) -> str:
         return "after a timeout: the request was sent again from the start"
     if exc.status is not None:
         return f"after HTTP {exc.status}"
+    if exc.reported:
+        return f"after the provider reported an error ({exc.reported})"
     return "after a failed connection"
 
 

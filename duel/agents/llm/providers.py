@@ -138,6 +138,15 @@ def _server_message(exc: Any) -> str:
     return str(getattr(exc, "message", "") or "")[:300]
 
 
+def _in_stream(exc: Exception, sdk: Any) -> bool:
+    """`exc` is an SDK's error for an `error` event inside a stream: Anthropic's SDK raises a
+    status error carrying the stream's own 200, OpenAI's a plain APIError with the event's
+    `error` object as its body."""
+    if isinstance(exc, sdk.APIStatusError):
+        return exc.status_code < 400
+    return type(exc) is sdk.APIError and isinstance(getattr(exc, "body", None), dict)
+
+
 def _param(exc: Any) -> str | None:
     """The parameter an error body names (OpenAI's `error.param`), if any."""
     body = getattr(exc, "body", None)
@@ -153,6 +162,16 @@ def _classify(exc: Exception, sdk: Any, who: str, model: str) -> Exception:
                               f"billed): {exc}")
     if isinstance(exc, sdk.APIConnectionError):
         return TransportError(f"{who}: connection failed: {exc}")
+    if _in_stream(exc, sdk):
+        # an error event in a stream the server had accepted (HTTP 200): the provider's word,
+        # retried like a server error (Anthropic's overloaded_error here is its 529)
+        said = _server_message(exc)
+        body = getattr(exc, "body", None)
+        err = body.get("error", body) if isinstance(body, dict) else None
+        kind = (err.get("type") or err.get("code")) if isinstance(err, dict) else None
+        if isinstance(kind, str) and kind not in ("error", said):
+            said = f"{kind}: {said}"
+        return TransportError(f"{who}: the stream reported an error: {said}", reported=said)
     if isinstance(exc, sdk.APIStatusError):
         status = exc.status_code
         detail = _server_message(exc)

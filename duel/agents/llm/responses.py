@@ -129,10 +129,25 @@ class ResponsesProvider:
             self.reasons = False
             return await self.complete(system, messages, max_tokens, temperature,
                                        schema=schema, settings=s, tools=tools)
+        if getattr(resp, "status", None) == "failed":
+            try:
+                billed: Reply | None = reply(resp, "tools" if tools is not None else s.mode)
+            except (AttributeError, TypeError, ValueError, IndexError):
+                billed = None
+            said = failure(resp)
+            raise TransportError(f"{self.name}: the response failed: {said}", billed=billed,
+                                 reported=said)
         try:
             return reply(resp, "tools" if tools is not None else s.mode)
         except (AttributeError, TypeError, ValueError, IndexError) as exc:
             raise TransportError(f"{self.name}: malformed response: {exc}") from exc
+
+
+def failure(resp: Any) -> str:
+    """A failed response's `error` (code and message), as the Response object documents it."""
+    error = getattr(resp, "error", None)
+    code, message = getattr(error, "code", None), getattr(error, "message", None)
+    return ": ".join(str(x) for x in (code, message) if x) or "no error given"
 
 
 def _refuses_reasoning(exc: Exception) -> bool:

@@ -198,6 +198,12 @@ def _response_began(event: Any) -> bool:
     return kind.endswith((".delta", ".done")) or kind in RESPONSE_ENDS
 
 
+def _said(event: Any) -> str:
+    """An `error` event's code and message, as OpenAI documents the event."""
+    code, message = getattr(event, "code", None), getattr(event, "message", None)
+    return ": ".join(str(x) for x in (code, message) if x) or str(event)
+
+
 async def openai_responses(client: Any, request: dict[str, Any], max_tokens: int,
                            timeout: float, who: str, thinks: bool) -> Any:
     """One Responses API call, streamed: the `Response` of its last event (with the
@@ -212,8 +218,9 @@ async def openai_responses(client: Any, request: dict[str, Any], max_tokens: int
             if kind in RESPONSE_ENDS:
                 final = event.response
             elif kind == "error":
-                raise TransportError(f"{who}: the stream reported an error: "
-                                     f"{getattr(event, 'message', '') or event}")
+                said = _said(event)
+                raise TransportError(f"{who}: the stream reported an error: {said}",
+                                     reported=said)
     finally:
         await stream.close()
     if final is None:
