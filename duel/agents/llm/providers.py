@@ -143,7 +143,7 @@ def _in_stream(exc: Exception, sdk: Any) -> bool:
     status error carrying the stream's own 200, OpenAI's a plain APIError with the event's
     `error` object as its body."""
     if isinstance(exc, sdk.APIStatusError):
-        return exc.status_code < 400
+        return bool(exc.status_code < 400)
     return type(exc) is sdk.APIError and isinstance(getattr(exc, "body", None), dict)
 
 
