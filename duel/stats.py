@@ -86,6 +86,12 @@ def paired_permutation_p(diffs: list[float], resamples: int = 10000, seed: int =
     return (hits + 1) / (resamples + 1)
 
 
+def format_p(p: float) -> str:
+    """A p-value as reports print it: three decimals, and "<0.001" below that (a permutation
+    p-value is never 0; printing "0.000" would claim what it cannot)."""
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """The `q` quantile of `values` (the nearest rank below; 0.0 for none)."""
     if not values:

@@ -26,7 +26,7 @@ from duel.runs.campaign import Campaign
 from duel.runs.campaign import run as campaign_run
 from duel.runs.dryrun import DryRun, project
 from duel.runs.schedule import Gate
-from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
+from duel.stats import bootstrap_ci, format_p, mean, paired_permutation_p, wilson
 from duel.transcripts import Transcript, TranscriptWriter, read, verified_result
 from duel.util import tables
 from duel.util.files import atomic_write
@@ -466,7 +466,7 @@ def markdown(table: list[dict[str, Any]]) -> str:
             "s/move (moves)": f"{r['seconds_per_move']:.2f} ({r['llm_moves']})",
             "vs baseline (95% CI)": f"{r['diff_vs_baseline']:+.3f} ({r['diff_ci_low']:+.3f} to "
                                     f"{r['diff_ci_high']:+.3f})" if paired else "—",
-            "p": f"{r['p_value']:.3f}" if paired else "—"})
+            "p": format_p(r["p_value"]) if paired else "—"})
     lines = [tables.markdown(rows)]
     lines += ["", "Win rate: points per game for the LLM (a shared victory counts half), "
               "Wilson 95% CI. Legality and attempts are per LLM move; s/call is the mean "

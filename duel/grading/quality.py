@@ -34,7 +34,7 @@ from duel.analysis import Settings, analyse_file, load_analysis
 from duel.analysis.summary import BLUNDER
 from duel.errors import TranscriptError
 from duel.grading.plots import Bars, Chart, Paired
-from duel.stats import bootstrap_ci, mean, paired_permutation_p
+from duel.stats import bootstrap_ci, format_p, mean, paired_permutation_p
 from duel.transcripts import read
 from duel.util import tables
 
@@ -173,7 +173,7 @@ def markdown(table: list[dict[str, Any]], settings: Iterable[str]) -> str:
             row[f"{label} vs baseline (95% CI)"] = (
                 f"{r[f'{name}_diff']:+.4f} ({r[f'{name}_diff_ci_low']:+.4f} to "
                 f"{r[f'{name}_diff_ci_high']:+.4f})" if paired else "—")
-            row[f"{label} p"] = f"{r[f'{name}_p_value']:.3f}" if paired else "—"
+            row[f"{label} p"] = format_p(r[f"{name}_p_value"]) if paired else "—"
         rows.append(row)
     lines = ["", "## Move quality of the graded seat (duel analyse)", "", tables.markdown(rows)]
     used = ", ".join(sorted(set(settings))) or "—"

@@ -16,7 +16,7 @@ from duel.cli import main
 from duel.engine import InfoSet
 from duel.prompts import get_variant
 from duel.runs.ratings import bradley_terry, collect, rate
-from duel.stats import bootstrap_ci, paired_permutation_p, wilson
+from duel.stats import bootstrap_ci, format_p, paired_permutation_p, wilson
 from duel.transcripts import check_result, initial_state, read, replay
 
 
@@ -124,6 +124,11 @@ def test_permutation_test_known_values() -> None:
     assert paired_permutation_p([3.0, 1.0, -1.0]) == 0.75
     # 20 positive differences: the sampled p-value is near its floor
     assert paired_permutation_p([0.5] * 20) < 0.001
+
+
+def test_a_p_value_below_a_thousandth_is_printed_as_such_never_as_zero() -> None:
+    assert format_p(paired_permutation_p([0.5] * 20)) == "<0.001"
+    assert (format_p(0.001), format_p(0.0625), format_p(1.0)) == ("0.001", "0.062", "1.000")
 
 
 def test_bootstrap_ci_brackets_the_mean() -> None:

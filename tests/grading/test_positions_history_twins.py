@@ -1,8 +1,8 @@
 """Twin games for position grading's history: two recorded games on deals that differ only in
-cards nobody sees before Age II (Age II and III dealt anew, the box's order). A ``history=`` variant's
-seat, asked at a position of either game, is told byte-identical pasts while its seat's views of
-the two games are the same, and different pasts once Age II has shown them: the past comes from
-the seat's own views, never from the deal."""
+cards nobody sees before Age II (Age II and III dealt anew, the box's order). A ``history=``
+variant's seat, asked at a position of either game, is told byte-identical pasts while its
+seat's views of the two games are the same, and different pasts once Age II has shown them: the
+past comes from the seat's own views, never from the deal."""
 
 from __future__ import annotations
 
@@ -60,12 +60,14 @@ def test_twin_games_tell_a_position_s_seat_the_same_past_until_age_ii_shows(
                     code="TWINGAME")
     pasts = Pasts(tmp_path / "suite.json")
     same = differ = 0
-    for ply, (sa, sb) in enumerate(zip(_states(a), _states(b)), start=1):
+    states_a, states_b = _states(a), _states(b)
+    # the games may differ in length once they have gone their own ways
+    for ply, (sa, sb) in enumerate(zip(states_a, states_b, strict=False), start=1):
         player = sa.current + 1
         seen = Perspective.of_player(player)
-        # the seat's views of both games up to here (the same, or Age II has shown the difference)
+        # the seat's views of both games up to here: the same, or Age II has shown a difference
         alike = all(seen.view(x) == seen.view(y)
-                    for x, y in zip(_states(a)[:ply], _states(b)[:ply]))
+                    for x, y in zip(states_a[:ply], states_b[:ply], strict=True))
         if not alike and sa.current != sb.current:
             break  # the games have gone their own ways
         pa, pb = _position(a, ply, sa), _position(b, ply, sb)
@@ -73,7 +75,7 @@ def test_twin_games_tell_a_position_s_seat_the_same_past_until_age_ii_shows(
         assert len(told_a) == len(told_b) == ply - 1
         if alike:
             assert pa.id == pb.id
-            assert told_a == told_b, f"ply {ply}: the pasts differ while the deals' differences are hidden"
+            assert told_a == told_b, f"ply {ply}: the pasts differ while the deals look alike"
             same += 1
         else:
             assert told_a != told_b  # the test can see a difference once Age II shows

@@ -19,7 +19,7 @@ from duel.grading.games import (
     write_csv,
 )
 from duel.grading.plots import Bars, Chart, Paired, draw
-from duel.stats import bootstrap_ci, mean, paired_permutation_p, wilson
+from duel.stats import bootstrap_ci, format_p, mean, paired_permutation_p, wilson
 from duel.util import tables
 
 from .grade import Answer, answers
@@ -126,7 +126,7 @@ def markdown(table: list[dict[str, Any]], suite: Suite, suite_name: str) -> str:
             "s/answer": f"{r['seconds_per_answer']:.1f}",
             "vs baseline (95% CI)": f"{r['diff_vs_baseline']:+.4f} ({r['diff_ci_low']:+.4f} to "
                                     f"{r['diff_ci_high']:+.4f})" if paired else "—",
-            "p": f"{r['p_value']:.3f}" if paired else "—"})
+            "p": format_p(r["p_value"]) if paired else "—"})
     lines.append(tables.markdown(rows))
     lines += ["", "Loss of an answer: the analyser's value of its best move minus that of the "
               "move answered (the seat's expected score, win 1, draw 1/2; a resignation is worth "
