@@ -134,20 +134,13 @@ class ResponsesProvider:
                 billed: Reply | None = reply(resp, "tools" if tools is not None else s.mode)
             except (AttributeError, TypeError, ValueError, IndexError):
                 billed = None
-            said = failure(resp)
+            said = streaming.code_and_message(getattr(resp, "error", None), "no error given")
             raise TransportError(f"{self.name}: the response failed: {said}", billed=billed,
                                  reported=said)
         try:
             return reply(resp, "tools" if tools is not None else s.mode)
         except (AttributeError, TypeError, ValueError, IndexError) as exc:
             raise TransportError(f"{self.name}: malformed response: {exc}") from exc
-
-
-def failure(resp: Any) -> str:
-    """A failed response's `error` (code and message), as the Response object documents it."""
-    error = getattr(resp, "error", None)
-    code, message = getattr(error, "code", None), getattr(error, "message", None)
-    return ": ".join(str(x) for x in (code, message) if x) or "no error given"
 
 
 def _refuses_reasoning(exc: Exception) -> bool:

@@ -198,10 +198,11 @@ def _response_began(event: Any) -> bool:
     return kind.endswith((".delta", ".done")) or kind in RESPONSE_ENDS
 
 
-def _said(event: Any) -> str:
-    """An `error` event's code and message, as OpenAI documents the event."""
-    code, message = getattr(event, "code", None), getattr(event, "message", None)
-    return ": ".join(str(x) for x in (code, message) if x) or str(event)
+def code_and_message(error: Any, otherwise: str) -> str:
+    """An OpenAI error's `code` and `message` ("server_error: ..."): a stream's `error` event
+    and a failed response's `error` object carry the same two fields."""
+    code, message = getattr(error, "code", None), getattr(error, "message", None)
+    return ": ".join(str(x) for x in (code, message) if x) or otherwise
 
 
 async def openai_responses(client: Any, request: dict[str, Any], max_tokens: int,
@@ -218,7 +219,7 @@ async def openai_responses(client: Any, request: dict[str, Any], max_tokens: int
             if kind in RESPONSE_ENDS:
                 final = event.response
             elif kind == "error":
-                said = _said(event)
+                said = code_and_message(event, str(event))
                 raise TransportError(f"{who}: the stream reported an error: {said}",
                                      reported=said)
     finally:
