@@ -4,6 +4,7 @@ each setting recorded in the transcript header, every call record and `duel matc
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from helpers.fake_llm_server import FakeLLMServer
 
 from duel.agents import make_agent
 from duel.agents.llm.framing import last_move_object, reply_schema
-from duel.agents.llm.harness import HISTORY_ALL, OPTIONS, Harness
+from duel.agents.llm.harness import HISTORY_ALL, NOTE_CHARS, OPTIONS, THINK_CHARS, Harness
 from duel.agents.llm.legal_schema import legal_move_schema
 from duel.agents.llm.schema import structured_schema
 from duel.cli import main
@@ -295,3 +296,24 @@ def test_llm_check_sends_the_picture_so_a_model_without_images_is_found_before_a
     server.enqueue(*[Scripted(refusal, 400)] * 9)
     with pytest.raises(DuelError, match="image_url is only supported by certain models"):
         check(spec)
+
+
+@pytest.mark.parametrize("provider", ["compat-legal", "openai", "anthropic"])
+def test_a_grammar_server_holds_reasoning_and_note_to_their_lengths(
+        server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        provider: str) -> None:
+    # llama.cpp's and vLLM's grammars enforce maxLength: a small model must close its reasoning
+    # and move. OpenAI's and Anthropic's strict subsets take no length constraint: none is sent.
+    server.responder = HarnessModel()
+    game = play(SPECS[provider].format(url=server.url) + ",think=text,notes=on",
+                tmp_path / "g.jsonl", capsys)
+    assert all(m["fallback"] is None for m in game["moves"])
+    bounded = provider == "compat-legal"
+    for request in server.requests:
+        body = json.dumps(request["body"])
+        assert (f'"maxLength": {THINK_CHARS}' in body) is bounded
+        assert (f'"maxLength": {NOTE_CHARS}' in body) is bounded
+        assert ("(at most 1000 characters)" in body) is bounded
+    schema = reply_schema(Harness(think="text", notes=True), structured_schema(), bounded=True)
+    assert schema["properties"]["reasoning"] == {"type": "string", "maxLength": THINK_CHARS}
+    assert schema["properties"]["note"] == {"type": "string", "maxLength": NOTE_CHARS}

@@ -91,17 +91,18 @@ class _Conversation(ConversationBase):
         h, memory = agent.harness, agent.memory
         # the harness's parts (duel.agents.llm.framing): none with the default harness
         self.structured = agent.effective_settings().mode in framing.STRUCTURED_MODES
+        bounded = self.structured and agent.provider.name in framing.GRAMMAR_PROVIDERS
         self.messages: list[dict[str, Any]] = [{"role": "user", "content": framing.turn_message(
             h, agent.variant.turn_message(view, priced),
             memory.history(view) if h.history else None,
-            memory.last_note(view) if h.notes else None, self.structured)}]
+            memory.last_note(view) if h.notes else None, self.structured, bounded)}]
         self.calls: list[LLMCall] = []
         self.adaptations: list[dict[str, str]] = []
         self.budget = budgets.start(agent.budget_key(), agent.effective_settings().max_tokens)
         # the structured output's schema, if not the full one
         self.schema = legal_move_schema(legal) if agent.constrain == "legal" else None
         if not h.is_default:
-            self.schema = framing.reply_schema(h, self.schema or structured_schema())
+            self.schema = framing.reply_schema(h, self.schema or structured_schema(), bounded)
         self.image = render(view) if h.image else None
         if self.image is not None:  # the board as the model's provider takes a picture
             self.messages[0]["content"] = image_parts(

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from duel.agents.llm.harness import NOTE_CHARS, Harness
+from duel.agents.llm.harness import NOTE_CHARS, THINK_CHARS, Harness
 from duel.agents.llm.schema import json_objects, last_json_object
 
 # The variant's closing line (duel.prompts.Variant.turn_message), which the harness rewrites.
@@ -22,6 +22,9 @@ REASK_LINE = 'Answer again with only the JSON object {"move": ..., "moveData": {
 STRUCTURED_MODES = ("json_schema", "tool", "json_object")  # the reply is one JSON object
 REASONING = "reasoning"
 NOTE = "note"
+# Providers whose servers enforce a string's maxLength in the reply schema (llama.cpp's grammar,
+# vLLM's); OpenAI's and Anthropic's strict subsets take no length constraint.
+GRAMMAR_PROVIDERS = ("local", "compat")
 _NOTE_EXAMPLE = f'"{NOTE}": "..."'
 
 
@@ -45,15 +48,18 @@ def _form(h: Harness, structured: bool) -> str:
     return "{" + ", ".join(keys) + "}"
 
 
-def answer_line(h: Harness, structured: bool) -> str:
-    """How to answer: the variant's own line with the default harness."""
+def answer_line(h: Harness, structured: bool, bounded: bool = False) -> str:
+    """How to answer: the variant's own line with the default harness. `bounded`: the
+    reasoning field's length is held by the server's grammar, and the model is told so."""
     if h.is_default or (h.think == "off" and not h.notes):
         return ANSWER_LINE
     parts = []
     form = _form(h, structured)
     if h.think == "text" and structured:
+        limit = f" (at most {THINK_CHARS} characters)" if bounded else ""
         parts.append(f"Answer with one JSON object, {form}: in \"{REASONING}\" think step by "
-                     "step in words about the position and your options, then give your move.")
+                     f"step in words{limit} about the position and your options, then give your "
+                     "move.")
     elif h.think == "text":
         parts.append("First think step by step in words about the position and your options. "
                      f"Then end your answer with the JSON object of your move, in the form "
@@ -77,7 +83,7 @@ def reask_line(h: Harness, structured: bool) -> str:
 
 
 def turn_message(h: Harness, plain: str, history: list[str] | None, note: str | None,
-                 structured: bool) -> str:
+                 structured: bool, bounded: bool = False) -> str:
     """The variant's turn message `plain` with the harness's parts: the game so far before
     the state, the seat's last note after it, and its own closing line."""
     if h.is_default:
@@ -91,7 +97,7 @@ def turn_message(h: Harness, plain: str, history: list[str] | None, note: str | 
     if h.notes:
         parts.append(f"Your note from your last move: {note}" if note
                      else "You have kept no note yet.")
-    parts.append(answer_line(h, structured))
+    parts.append(answer_line(h, structured, bounded))
     return "\n\n".join(parts)
 
 
@@ -106,19 +112,24 @@ def history_block(h: Harness, lines: list[str] | None) -> str:
             + "\n".join(shown))
 
 
-def reply_schema(h: Harness, schema: dict[str, Any]) -> dict[str, Any]:
+def reply_schema(h: Harness, schema: dict[str, Any], bounded: bool = False) -> dict[str, Any]:
     """`schema` (an object, or an anyOf of objects) with a reasoning string before the move and
-    a note after it, as the harness asks for them."""
+    a note after it, as the harness asks for them; `bounded`: with their lengths as maxLength
+    (for a server whose grammar holds the reply to it, GRAMMAR_PROVIDERS)."""
     if h.think == "off" and not h.notes:
         return schema
     if "anyOf" in schema and "properties" not in schema:
-        return {**schema, "anyOf": [reply_schema(h, b) for b in schema["anyOf"]]}
+        return {**schema, "anyOf": [reply_schema(h, b, bounded) for b in schema["anyOf"]]}
+
+    def text(chars: int) -> dict[str, Any]:
+        return {"type": "string", "maxLength": chars} if bounded else {"type": "string"}
+
     props: dict[str, Any] = {}
     if h.think == "text":
-        props[REASONING] = {"type": "string"}
+        props[REASONING] = text(THINK_CHARS)
     props.update(schema["properties"])
     if h.notes:
-        props[NOTE] = {"type": "string"}
+        props[NOTE] = text(NOTE_CHARS)
     extra = [k for k in (REASONING, NOTE) if k in props and k not in schema["properties"]]
     required = [k for k in props if k in (*schema.get("required", []), *extra)]
     return {**schema, "properties": props, "required": required}

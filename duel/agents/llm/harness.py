@@ -26,6 +26,10 @@ HISTORY_ALL = -1  # history=all: every move of the game so far
 NOTE_CHARS = 400  # a note longer than this is cut (the prompt says so)
 # think=text's output budget when the spec sets none: room for the reasoning and the move
 THINK_TOKENS = 2048
+# think=text's reasoning where the server's grammar holds the reply to the schema (llm:local,
+# llm:compat): a maxLength, so a small model that rambles closes its reasoning and moves instead
+# of writing to the output budget and being cut off (the shipped 0.5B model did, at ~8 tokens/s)
+THINK_CHARS = 1000
 
 
 def _history(text: str) -> int:
