@@ -273,6 +273,10 @@ def _llm_player(agent: Any, games: int, sample: Sample) -> Player:
     if getattr(agent, "tool_steps", 0):
         p.notes.append(f"tools=on: each look-up is a call of its own (up to {agent.tool_steps} "
                        "per decision), not in this figure")
+    if agent.harness.think == "text":
+        p.notes.append("think=text: the reasoning in words before each move is not in this "
+                       "figure (it can reach the output budget; duel llm check SPEC measures "
+                       "one)")
     if agent.harness.history:
         p.notes.append("history=: the turn message grows through the game; projected at a "
                        "typical state's")

@@ -155,3 +155,14 @@ def test_claude_s_thinking_and_effort_are_counted_as_sent_and_its_reasoning_not_
     llm = p.players[0]
     assert llm.reasoning == "reasoning_effort=low"
     assert any("reasoning tokens per call are not known before a call" in n for n in llm.notes)
+
+
+def test_a_setting_whose_cost_is_not_projected_says_so(tmp_path: Path) -> None:
+    # think=text's reasoning in words is output the projection cannot know before a call
+    path, _ = make_suite(tmp_path / "suite", per_kind=1)
+    p = positions_dry_run(path, ["think=text", "history=all"], "llm:openai:gpt-4.1-mini",
+                          tmp_path / "pg")
+    notes = {x.spec: " ".join(x.notes) for x in p.players}
+    think = next(s for s in notes if s.endswith("think=text"))
+    assert "think=text: the reasoning in words" in notes[think]
+    assert all("think=text" not in n for s, n in notes.items() if s != think)
