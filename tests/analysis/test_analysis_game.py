@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.recorded_games import record_game, twin_deal
+from helpers.recorded_games import one_card_twin, record_game
 
 from duel.analysis import Settings, analyse_transcript
 from duel.analysis.summary import BLUNDER, MISTAKE, move_accuracy
@@ -80,7 +80,7 @@ def test_hidden_cards_do_not_change_the_analysis(tmp_path: Path, settings: Setti
     a_path = record_game(tmp_path / "a.jsonl", "rule", "mcts:iterations=30", seed=8, deal=deal,
                          code="TWIN")
     b_path = record_game(tmp_path / "b.jsonl", "rule", "mcts:iterations=30", seed=8,
-                         deal=twin_deal(deal), code="TWIN")
+                         deal=one_card_twin(deal), code="TWIN")
     a_moves, b_moves = read(a_path).moves, read(b_path).moves
     same = 0
     while a_moves[same]["view_hash"] == b_moves[same]["view_hash"]:

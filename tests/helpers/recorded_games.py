@@ -33,7 +33,7 @@ def record_game(path: Path, p1: str, p2: str, seed: int = 0, deal: Deal | None =
     return path
 
 
-def twin_deal(deal: Deal) -> Deal:
+def one_card_twin(deal: Deal) -> Deal:
     """The same deal but for one Age III card swapped with a card removed from Age III: the two
     games look the same to both seats until that card would show."""
     age3, removed3 = list(deal.age3), list(deal.removed3)
