@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from helpers.fake_harness_model import HarnessModel
+from helpers.fake_harness_model import turns as user_turns
 from helpers.fake_llm_server import FakeLLMServer
 
 from duel.agents import make_agent
@@ -105,6 +106,8 @@ def play(spec: str, path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str,
 SPECS = {
     "openai": "llm:openai:gpt-4o-mini,base_url={url}/v1,api=chat,backoff=0.01",
     "openai-tool": "llm:openai:gpt-4o-mini,base_url={url}/v1,api=chat,backoff=0.01,mode=tool",
+    "openai-responses": "llm:openai:gpt-4.1-mini,base_url={url}/v1,backoff=0.01",
+    "openai-responses-tool": "llm:openai:gpt-4.1-mini,base_url={url}/v1,backoff=0.01,mode=tool",
     "compat-text": "llm:compat:m@{url}/v1,mode=text,backoff=0.01",
     "compat-legal": "llm:compat:m@{url}/v1,mode=json_object,constrain=legal,server=llamacpp,"
                     "backoff=0.01",
@@ -127,8 +130,10 @@ def test_a_whole_game_per_setting_and_provider(
     assert all(m["harness"] == h.label for m in game["moves"])
     assert game["calls"] and all(c["harness"] == h.label for c in game["calls"])
     assert f"(harness {h.label})" in game["out"]
+    if provider.startswith("openai-responses"):
+        assert {r["path"] for r in server.requests} == {"/v1/responses"}
     requests = [r["body"] for r in server.requests]
-    turns = [next(m["content"] for m in b["messages"] if m["role"] == "user") for b in requests]
+    turns = [next(m["content"] for m in user_turns(b) if m["role"] == "user") for b in requests]
     turns = [t if isinstance(t, str) else t[0]["text"] for t in turns]
     if h.history:
         assert turns[0].startswith("The game so far: no move has been played yet.")

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.fake_harness_model import turns
 from helpers.fake_llm_server import FakeLLMServer, Scripted, anthropic_reply, openai_reply
+from helpers.fake_responses_server import OpenAIResponsesModel
 
 from duel.agents.llm.renaming import Renaming, forms, true_names
 from duel.cli import main
@@ -35,7 +37,7 @@ class RenamedModel:
 
     def __call__(self, body: dict[str, Any]) -> Scripted:
         self.calls += 1
-        user = [m["content"] for m in body["messages"] if m["role"] == "user"]
+        user = [m["content"] for m in turns(body) if m["role"] == "user"]
         text = self.r.text_back(user[0] if isinstance(user[0], str) else user[0][0]["text"])
         start = text.index("{", text.index("you are player2"))
         view, _ = json.JSONDecoder().raw_decode(text, start)
@@ -46,6 +48,11 @@ class RenamedModel:
         answer = self.r.json(move)
         if "system" in body and isinstance(body["system"], list):
             return anthropic_reply(tool_input=answer)
+        if "input" in body:  # the Responses API
+            return OpenAIResponsesModel.response(body, "completed", [
+                {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                 "content": [{"type": "output_text", "text": json.dumps(answer),
+                              "annotations": []}]}], 40, 0, 0)
         return openai_reply(content=json.dumps(answer))
 
 
@@ -57,6 +64,7 @@ def true_name_pattern() -> re.Pattern[str]:
 
 @pytest.mark.parametrize("spec", [
     "llm:openai:gpt-4o-mini,base_url={url}/v1,api=chat,backoff=0.01",
+    "llm:openai:gpt-4.1-mini,base_url={url}/v1,backoff=0.01",
     "llm:anthropic:claude-sonnet-4-6,base_url={url},backoff=0.01",
     "llm:compat:m@{url}/v1,mode=text,backoff=0.01",
 ])
