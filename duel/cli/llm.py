@@ -73,6 +73,7 @@ def check(spec: str, seed: int = 0) -> dict[str, Any]:
                     f"player {seat.player} to move",
         "settings": settings,
         "reasoning": _reasoning_label(agent),
+        "harness": agent.harness.label,
         "adaptations": list(llm.get("adaptations") or []),
         "move": move.to_json(), "move_text": move_text(state, move, state.apply(move)),
         "legal_at_attempt": llm.get("legal_at_attempt"),
@@ -89,6 +90,9 @@ def check(spec: str, seed: int = 0) -> dict[str, Any]:
         "reasoning_tokens": _sum(calls, "reasoning_tokens"),
         "cost_usd": cost,
         "projection": projection(agent, calls, cost),
+        # what the harness took out of the reply: the reasoning in words, the note kept
+        "thinking": (calls[-1].get("thinking") or None) if calls else None,
+        "note": llm.get("note"),
     }
 
 
@@ -203,16 +207,24 @@ def report_text(r: dict[str, Any]) -> str:
         f"  position:    {r['position']}",
         f"  settings:    {settings_text(r['settings'])}",
         f"  reasoning:   {r['reasoning']}",
+        *([f"  harness:     {r['harness']}"] if r.get("harness", "default") != "default" else []),
         "  adaptations: " + ("; ".join(adaptations) if adaptations else "none"),
         f"  move:        {r['move_text']}: {legality}",
         f"  latency:     {r['latency_s']:.1f} s ({r['calls']} call{'s' * (r['calls'] != 1)})",
         *([f"  tools:       {_tools_text(r['tool_calls'])}"] if r.get("tool_calls") else []),
+        *([f"  thinking:    {_one_line(r['thinking'])}"] if r.get("thinking") else []),
+        *([f"  note kept:   {_one_line(r['note'])}"] if r.get("note") else []),
         f"  tokens:      {tokens}",
         f"  cost:        {cost}",
         f"  whole game:  {projected}",
         f"OK: {r['spec']} answered with a legal move",
     ]
     return "\n".join(lines)
+
+
+def _one_line(text: str, chars: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= chars else flat[:chars - 3] + "..."
 
 
 def _tools_text(per_call: list[list[str]]) -> str:

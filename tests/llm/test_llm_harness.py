@@ -322,3 +322,19 @@ def test_a_grammar_server_holds_reasoning_and_note_to_their_lengths(
     schema = reply_schema(Harness(think="text", notes=True), structured_schema(), bounded=True)
     assert schema["properties"]["reasoning"] == {"type": "string", "maxLength": THINK_CHARS}
     assert schema["properties"]["note"] == {"type": "string", "maxLength": NOTE_CHARS}
+
+
+def test_llm_check_shows_the_harness_the_reasoning_in_words_and_the_note(
+        server: FakeLLMServer) -> None:
+    from duel.cli.llm import check, report_text
+
+    server.responder = HarnessModel()
+    found = check(SPECS["compat-legal"].format(url=server.url) + ",think=text,notes=on")
+    assert found["harness"] == "notes=on,think=text" and found["note"] == "plan 1"
+    assert found["thinking"] == "Call 1: I weigh my options and take this one."
+    text = report_text(found)
+    assert "  harness:     notes=on,think=text" in text and "  note kept:   plan 1" in text
+    assert "  thinking:    Call 1: I weigh" in text
+    plain = check(SPECS["compat-legal"].format(url=server.url))
+    assert plain["harness"] == "default" and plain["note"] is None and plain["thinking"] is None
+    assert "harness:" not in report_text(plain) and "note kept:" not in report_text(plain)
