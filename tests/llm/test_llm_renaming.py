@@ -46,6 +46,9 @@ class RenamedModel:
         if len(user) == 1 and self.calls % self.bad_every == 0 and "cardIndex" in str(move):
             move = {"move": "CONSTRUCT_BUILDING", "moveData": {"cardIndex": 0}}
         answer = self.r.json(move)
+        sent = json.dumps(body)  # notes=on (in the schema, or the prompt's text): a plan naming
+        if '"note"' in sent or '\\"note\\"' in sent:  # a card, as the model knows it
+            answer["note"] = self.r.text(f"{NOTE} (call {self.calls})")
         if "system" in body and isinstance(body["system"], list):
             return anthropic_reply(tool_input=answer)
         if "input" in body:  # the Responses API
@@ -54,6 +57,9 @@ class RenamedModel:
                  "content": [{"type": "output_text", "text": json.dumps(answer),
                               "annotations": []}]}], 40, 0, 0)
         return openai_reply(content=json.dumps(answer))
+
+
+NOTE = "next: LUMBER_YARD, then The Hanging Gardens"
 
 
 def true_name_pattern() -> re.Pattern[str]:
@@ -74,7 +80,8 @@ def test_no_true_name_reaches_the_model_and_the_game_replays_under_true_names(
     renaming = Renaming(SEED, get_variant("baseline").system)
     server.responder = RenamedModel(renaming)
     path = tmp_path / "g.jsonl"
-    code = main(["match", "--p1", spec.format(url=server.url) + ",names=renamed,history=all",
+    code = main(["match", "--p1",
+                 spec.format(url=server.url) + ",names=renamed,history=all,notes=on",
                  "--p2", "rule", "--seed", "2", "-v", "--transcript", str(path)])
     out = capsys.readouterr().out
     assert code == 0, out
@@ -89,7 +96,12 @@ def test_no_true_name_reaches_the_model_and_the_game_replays_under_true_names(
     t = read(path)
     verified_result(t)  # every move replays on the engine under its true name
     prompt = t.header["players"]["1"]["prompt"]
-    assert prompt["harness"] == "history=all,names=renamed"
+    assert prompt["harness"] == "history=all,notes=on,names=renamed"
+    # the note comes back mapped to true names, and goes to the model renamed again
+    first = next(m for m in t.moves if m["player"] == 1)
+    assert first["details"]["llm"]["note"].startswith(f"{NOTE} (call ")
+    assert any(f"Your note from your last move: {renaming.text(NOTE)} (call " in b
+               for b in bodies)
     assert prompt["renaming"] == {"seed": SEED, "names": renaming.names}
     calls = [c for m in t.moves if m["player"] == 1 for c in m["details"]["llm"]["calls"]]
     reasked = [c for c in calls if c["category"] == "ILLEGAL"]
