@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import textwrap
 import time
 from typing import Any
 
@@ -212,8 +213,8 @@ def report_text(r: dict[str, Any]) -> str:
         f"  move:        {r['move_text']}: {legality}",
         f"  latency:     {r['latency_s']:.1f} s ({r['calls']} call{'s' * (r['calls'] != 1)})",
         *([f"  tools:       {_tools_text(r['tool_calls'])}"] if r.get("tool_calls") else []),
-        *([f"  thinking:    {_one_line(r['thinking'])}"] if r.get("thinking") else []),
-        *([f"  note kept:   {_one_line(r['note'])}"] if r.get("note") else []),
+        *([f"  thinking:    {_line(r['thinking'])}"] if r.get("thinking") else []),
+        *([f"  note kept:   {_line(r['note'])}"] if r.get("note") else []),
         f"  tokens:      {tokens}",
         f"  cost:        {cost}",
         f"  whole game:  {projected}",
@@ -222,9 +223,8 @@ def report_text(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _one_line(text: str, chars: int = 300) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= chars else flat[:chars - 3] + "..."
+def _line(text: str) -> str:
+    return textwrap.shorten(text, 300, placeholder="...")  # on one line, whitespace collapsed
 
 
 def _tools_text(per_call: list[list[str]]) -> str:
