@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from duel.agents.account import SeatAccount
 from duel.agents.base import Agent, Decision
 from duel.agents.observe import inform
 from duel.agents.spec import make_agent
@@ -42,13 +43,20 @@ class MatchResult:
         return self.result.forfeit
 
     def summary(self) -> GameSummary:
-        """The tournament's per-game record (with the LLM seats' totals, if there are any)."""
+        """The tournament's per-game record: each seat's account, and the LLM seats' totals
+        if there are any."""
         from duel.agents.llm.accounting import llm_totals
 
         totals = {str(s.player): llm_totals(r.details for r in self.records if r.seat is s)
                   for s in SEATS}
         return GameSummary(self.seed, self.specs, self.result, len(self.records),
-                           round(self.seconds, 3), totals if any(totals.values()) else None)
+                           round(self.seconds, 3), totals if any(totals.values()) else None,
+                           self.accounts())
+
+    def accounts(self) -> dict[str, SeatAccount]:
+        """Whose moves each seat's were (duel.agents.account), by player "1", "2"."""
+        return {str(s.player): SeatAccount.of_decisions(r.details for r in self.records
+                                                        if r.seat is s) for s in SEATS}
 
 
 def agent_rng(seed: int, seat: Seat) -> random.Random:

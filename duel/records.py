@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from duel.agents.account import SeatAccount, accounts_json, checked_accounts
 from duel.agents.llm.totals import checked_totals
 from duel.engine import GameState, Move, Perspective, Result, Seat
 from duel.errors import DuelError, InvalidStateError
@@ -81,9 +82,14 @@ class GameSummary:
     moves: int
     seconds: float
     totals: dict[str, Any] | None = None  # each seat's LLM totals by player ("1", "2"), if any
+    # whose moves each seat's were, by player ("1", "2"); None: a line written before accounts
+    accounts: dict[str, SeatAccount] | None = None
 
     def points(self, seat: Seat) -> float:
         return self.result.points(seat)
+
+    def account(self, seat: Seat) -> SeatAccount | None:
+        return None if self.accounts is None else self.accounts[str(seat.player)]
 
     def to_json(self) -> dict[str, Any]:
         """``{"seed", "player1", "player2", "winner", "victory", "scores": [total1, total2],
@@ -95,6 +101,8 @@ class GameSummary:
             "winner": r.winner_label, "victory": r.victory,
             "scores": [r.total(Seat.P1), r.total(Seat.P2)],
             "moves": self.moves, "seconds": self.seconds}
+        if self.accounts is not None:
+            line["accounts"] = accounts_json(self.accounts)
         if self.totals:
             line["totals"] = self.totals
         return line
@@ -126,7 +134,8 @@ class GameSummary:
                 or not (seed is None or type(seed) is int):
             raise InvalidStateError("game record fields seed, moves and seconds must be numbers")
         return GameSummary(seed, specs, result, moves, float(seconds),
-                           checked_totals(obj.get("totals")))
+                           checked_totals(obj.get("totals")),
+                           checked_accounts(obj.get("accounts")))
 
 
 def read_games(path: Path) -> list[GameSummary]:

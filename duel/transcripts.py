@@ -459,9 +459,13 @@ def verified_result(t: Transcript) -> Result:
 
 def verified_summary(t: Transcript) -> GameSummary:
     """A finished transcript as a game summary, after :func:`verified_result`."""
+    from duel.agents.account import SeatAccount
+
     players = t.header["players"]
     seed = t.header.get("seed")
+    accounts = {str(s): SeatAccount.of_decisions(m.get("details") or {} for m in t.moves
+                                                 if m.get("player") == s) for s in (1, 2)}
     return GameSummary(seed if type(seed) is int else None,
                        (str(players["1"]["spec"]), str(players["2"]["spec"])),
                        verified_result(t), len(t.moves),
-                       float(t.footer["seconds"]) if t.footer else 0.0)
+                       float(t.footer["seconds"]) if t.footer else 0.0, accounts=accounts)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from duel.agents.account import SeatAccount
 from duel.agents.llm.limits import LimitSpec
 from duel.agents.llm.totals import combine, summary_line
 from duel.agents.spec import make_agent
@@ -95,6 +96,14 @@ class Standings:
         points = [g.points(seat) for g, seat in zip(self.games, self.seats, strict=True)]
         return points.count(1.0), points.count(0.5), points.count(0.0)
 
+    def accounts(self) -> tuple[SeatAccount | None, SeatAccount | None]:
+        """A's and B's accounts over the games (None: a game recorded before accounts)."""
+        pairs = list(zip(self.games, self.seats, strict=True))
+        if any(g.accounts is None for g, _ in pairs):
+            return None, None
+        return (SeatAccount.combine(g.account(seat) for g, seat in pairs),
+                SeatAccount.combine(g.account(seat.other) for g, seat in pairs))
+
     def report(self, wall: float | None = None) -> str:
         n = len(self.games)
         if n == 0:
@@ -115,9 +124,14 @@ class Standings:
             victory[(who, r.victory)] += 1
         moves = sum(g.moves for g in self.games)
         seconds = sum(g.seconds for g in self.games)
+        a_account, b_account = self.accounts()
+        headline = "; ".join(f"{who}: {acc.brief()}" for who, acc in
+                             (("itself", a_account), ("opponent", b_account))
+                             if acc is not None and not acc.clean)
         lines = [
             f"{self.a} vs {self.b}: {n} games (seat-swapped pairs)",
-            f"  {self.a}: {wins} wins, {draws} draws, {losses} losses",
+            f"  {self.a}: {wins} wins, {draws} draws, {losses} losses"
+            + (f" ({headline})" if headline else ""),
             f"  win rate {wins / n:.1%} (95% CI {lo:.1%}-{hi:.1%}); "
             f"score rate (draw = 1/2) {(wins + 0.5 * draws) / n:.1%} (95% CI {slo:.1%}-{shi:.1%})",
             f"  mean score {self.a} {sum(a_scores) / n:.1f}, {self.b} {sum(b_scores) / n:.1f}",
@@ -129,6 +143,10 @@ class Standings:
             if kinds:
                 label = "shared" if who == "draw" else f"{who} won by"
                 lines.append(f"  {label}: " + ", ".join(f"{k} {v}" for k, v in kinds.items()))
+        for name, account in ((a_name, a_account), (b_name, b_account)):
+            lines.append(f"  {name}'s moves: " + (account.line() if account is not None else
+                                                   "not counted (games recorded before "
+                                                   "accounts)"))
         for name, a_side in ((a_name, True), (b_name, False)):  # LLM sides: cost, reasoning
             per_game = [g.totals.get(str((seat if a_side else seat.other).player))
                         for g, seat in pairs if g.totals]

@@ -21,9 +21,13 @@ def test_tournament_cli_runs_resumes_and_reports(tmp_path, capsys) -> None:  # t
     assert len(games) == 4
     assert {(g["seed"], g["player1"]) for g in games} == {(5, "rule"), (5, "random"),
                                                            (6, "rule"), (6, "random")}
-    for g in games:  # the issue's format, in its order, then the transcript it names
+    for g in games:  # the issue's format, in its order, the seats' accounts, the transcript
         assert list(g) == ["seed", "player1", "player2", "winner", "victory", "scores", "moves",
-                           "seconds", "transcript"]
+                           "seconds", "accounts", "transcript"]
+        # built-in agents: every move their own
+        assert all(a["own"] == a["moves"] and a["fallbacks"] == a["forfeits"] == 0
+                   for a in g["accounts"].values())
+        assert sum(a["moves"] for a in g["accounts"].values()) == g["moves"]
         assert g["winner"] in (1, 2, "draw")
         assert g["victory"] in ("military", "science", "civilian")
         assert len(g["scores"]) == 2 and all(isinstance(x, int) for x in g["scores"])

@@ -104,7 +104,10 @@ def _claude(fam: ModelFamily | None, model: str, params: dict[str, Any]) -> Mode
                 "generation: reasoning_effort=low|medium|high|max) or thinking_form=budget "
                 "(earlier models: thinking=N)")
         adaptive = form == "adaptive"
-        fam = ModelFamily(model, "anthropic", False, True, "max_tokens", "tool", True, 0, 0,
+        # An adaptive model is taken to think as the table's adaptive models do (on by default,
+        # its text omitted unless asked for): so the thinking request, with its summary, is
+        # sent without an effort too, else such a model records no thinking at all.
+        fam = ModelFamily(model, "anthropic", adaptive, True, "max_tokens", "tool", True, 0, 0,
                           thinking=True, adaptive=adaptive, adaptive_ok=adaptive,
                           efforts=CLAUDE_EFFORTS if adaptive else (), omits_thinking=adaptive)
     if effort is not None and effort not in fam.efforts:
