@@ -107,6 +107,13 @@ class LLMConfigError(ProviderError):
     """Missing or rejected key, unknown model: nothing to retry; the user must fix it."""
 
 
+class SeatFailedError(DuelError):
+    """A seat's moves keep coming from its fallback for a reason that is not the agent's (no
+    connection, a busy server past the seat's wait, every reply cut off at the model's output
+    limit): the game stops rather than play on the agent's behalf. The message names the seat
+    and the cause in one line."""
+
+
 # ---------------------------------------------------------------------------- games in play
 class GameNotFoundError(DuelError):
     """No game has this code."""

@@ -27,10 +27,12 @@ from enum import StrEnum
 from types import TracebackType
 from typing import Any, Protocol, Self
 
+from duel.agents import waiting
+from duel.agents.account import HARNESS_CAUSES, decision_cause
 from duel.agents.base import Decision, RandomAgent
 from duel.agents.llm import runner
 from duel.engine import GameState, InfoSet, InvalidMoveError, Move
-from duel.errors import SpecError
+from duel.errors import SeatFailedError, SpecError
 
 FALLBACKS = ("forfeit", "random", "rule")
 
@@ -158,13 +160,18 @@ class Judge:
 @dataclass(frozen=True)
 class AttemptPolicy:
     """At most `max_attempts` attempts per decision, then `fallback`. `seat` ("llm", "http")
-    names the seat in the errors of a bad setting (SpecError)."""
+    names the seat in the errors of a bad setting (SpecError). `stop_after`: decisions in a
+    row lost to the harness (duel.agents.account.HARNESS_CAUSES) at which the game stops with
+    SeatFailedError instead of playing the fallback once more (0: never; None: the process's
+    default, duel.agents.waiting.stop_after)."""
 
     max_attempts: int
     fallback: str
     seat: str
+    stop_after: int | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "stop_after", waiting.stop_after(self.stop_after))
         if self.fallback not in FALLBACKS:
             raise SpecError(f"{self.seat}: fallback must be one of {', '.join(FALLBACKS)}")
         if self.max_attempts < 1:
@@ -239,7 +246,29 @@ class AskingSeat:
                       rng: random.Random) -> Decision:
         legal = list(legal)
         async with self.conversation(view, legal) as conv:
-            return await self.policy.decide(conv, view, legal, rng)
+            decision = await self.policy.decide(conv, view, legal, rng)
+        self._count_harness(decision)
+        return decision
+
+    _harness_row = 0  # decisions in a row lost to the harness, this seat's so far
+
+    def _count_harness(self, decision: Decision) -> None:
+        """Stop (SeatFailedError) at the policy's `stop_after`-th decision in a row whose
+        fallback the harness caused, not the agent: its move is not played for it."""
+        cause = decision_cause(decision.details)
+        if cause not in HARNESS_CAUSES:
+            self._harness_row = 0
+            return
+        self._harness_row += 1
+        limit = self.policy.stop_after or 0
+        if limit and self._harness_row >= limit:
+            asked = next(iter(decision.details.values()), {})
+            calls = asked.get("calls") or [{}] if isinstance(asked, dict) else [{}]
+            said = str(calls[-1].get("error") or calls[-1].get("category") or "")
+            raise SeatFailedError(
+                f"{self.spec}: {self._harness_row} moves in a row would have been fallbacks, "
+                f"not the agent's ({cause}: {said[:200]}); stopped rather than play on its "
+                f"behalf (the seat's stop_after=, or --stop-after-fallbacks N; 0: never)")
 
     def conversation(self, view: dict[str, Any], legal: list[Move]
                      ) -> AbstractAsyncContextManager[Conversation]:

@@ -9,6 +9,10 @@ from __future__ import annotations
 from duel.agents.kinds import AgentKind, Param
 from duel.agents.llm.harness import OPTIONS as HARNESS_OPTIONS
 
+STOP_AFTER_HELP = ("moves in a row lost to the transport (no connection, busy, cut off at the "
+                   "model's limit) before the game stops, rather than play the fallback for "
+                   "it (0: never; default 3, or --stop-after-fallbacks)")
+
 MCTS_PARAMS = {
     "iterations": Param(int, 0, "iterations per move (default 1000 when no time is given)"),
     "time": Param(float, 0.0, "seconds per move"),
@@ -58,6 +62,7 @@ LLM_PARAMS = {
     "base_url": Param(str, "", "API endpoint (openai, anthropic, openrouter)"),
     "concurrency": Param(int, 8, "concurrent calls to this endpoint"),
     "transport_retries": Param(int, 6, "retries of a failed connection, 429 or 5xx"),
+    "stop_after": Param(int, None, STOP_AFTER_HELP),
     "backoff": Param(float, 1.0, "first backoff in seconds (doubles each retry)"),
     "timeout": Param(float, 600.0, "seconds a call waits for its reply; a long call is "
                                    "streamed and this is its longest silence (docs/llm.md)"),
@@ -91,6 +96,12 @@ HTTP_PARAMS = {
     "timeout": Param(float, 10.0, "seconds per request"),
     "max_attempts": Param(int, 2, "requests per move before the fallback"),
     "fallback": Param(str, "random", "after the last attempt: forfeit, random or rule"),
+    "busy_wait": Param(float, 300.0, "seconds a move waits at most for a busy (429, 503: its "
+                                     "retry-after honoured) or unreachable server; no attempt "
+                                     "spent"),
+    "transport_retries": Param(int, 4, "retries of a refused or reset connection"),
+    "backoff": Param(float, 0.5, "first backoff in seconds (doubles each retry)"),
+    "stop_after": Param(int, None, STOP_AFTER_HELP),
 }
 HTTP = AgentKind("http", "another server's POST /agents/move: http:URL,agent=NAME (a timeout, "
                  "attempts and a fallback as for LLM seats)", HTTP_PARAMS,

@@ -7,7 +7,7 @@ import argparse
 import random
 from typing import Any
 
-from duel.cli.options import add_seed, dump, integer
+from duel.cli.options import add_seed, add_stop_after, dump, integer, stop_after_option
 from duel.engine import SEATS, Perspective, new_game, seat_view
 from duel.errors import UsageError
 
@@ -50,6 +50,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="then grade both players' decisions (duel analyse)")
     p.add_argument("--analyse-iterations", type=integer, default=None, metavar="N",
                    help="with --analyse: iterations per decision (default: duel analyse's)")
+    add_stop_after(p)
     p.set_defaults(func=match)
 
     p = sub.add_parser("agents", help="the agent specs and their parameters")
@@ -122,6 +123,7 @@ def match(args: argparse.Namespace) -> int:
         from duel.cli.analyse import after_match, settings_of
 
         settings = settings_of(args.analyse_iterations)  # bad values fail before play
+    stop_after_option(args)
     agents = make_agent(args.p1), make_agent(args.p2)
     print(f"Match, seed {args.seed}: player 1 = {args.p1}, player 2 = {args.p2}")
     state = new_game(args.seed, open_box=not args.hidden_box)
@@ -146,6 +148,9 @@ def match(args: argparse.Namespace) -> int:
     else:
         print("\n".join(result_lines(result.final)))
     print(f"{len(result.records)} moves in {result.seconds:.1f} s")
+    for seat, account in zip(SEATS, result.accounts().values(), strict=True):
+        if not account.clean:  # whose moves these were
+            print(f"Player {seat.player}'s moves: {account.line()}")
     for seat in SEATS:
         totals = llm_totals(r.details for r in result.records if r.seat is seat)
         if totals:

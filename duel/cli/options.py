@@ -14,7 +14,8 @@ from duel.errors import UsageError
 from duel.util.numbers import integer, real, seed
 
 __all__ = ["RunOptions", "add_budget", "add_dry_run", "add_out", "add_run_options", "add_seed",
-           "dump", "integer", "real", "run_options", "seed", "show_dry_run"]
+           "add_stop_after", "dump", "integer", "real", "run_options", "seed", "show_dry_run",
+           "stop_after_option"]
 
 
 def dump(obj: Any) -> None:
@@ -73,7 +74,31 @@ def add_run_options(p: argparse.ArgumentParser, jobs_default: int) -> None:
                    "per minute to each provider and model, across the whole cluster (e.g. "
                    "8/500: your API key's limits)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_stop_after(p)
     p.set_defaults(jobs_default=jobs_default)
+
+
+def add_stop_after(p: argparse.ArgumentParser) -> None:
+    """`--stop-after-fallbacks N`: the default of the asking seats' `stop_after=`."""
+    p.add_argument("--stop-after-fallbacks", type=integer, default=None, metavar="N",
+                   help="stop the run when a seat's moves come from its fallback N times in a "
+                   "row for a reason that is not the agent's (no connection, a busy server "
+                   "past its wait, replies cut off at the model's limit); default 3, 0: never; "
+                   "a seat's own stop_after= wins; the games so far are kept")
+
+
+def stop_after_option(args: argparse.Namespace) -> None:
+    """Make `--stop-after-fallbacks` the default of every seat built from now on, in this
+    process and the worker processes it starts (they inherit the variable)."""
+    import os
+
+    from duel.agents.waiting import STOP_AFTER_ENV
+
+    value = getattr(args, "stop_after_fallbacks", None)
+    if value is not None:
+        if value < 0:
+            raise UsageError(f"--stop-after-fallbacks must be 0 (never) or more, got {value}")
+        os.environ[STOP_AFTER_ENV] = str(value)
 
 
 @dataclass(frozen=True)
@@ -95,6 +120,7 @@ def run_options(args: argparse.Namespace) -> RunOptions:
     if args.llm_limit is not None and args.ray is None:
         raise UsageError("--llm-limit applies only with --ray (a local run's cap is the "
                          "spec's concurrency)")
+    stop_after_option(args)
     jobs = args.jobs if args.jobs is not None else (0 if args.ray else args.jobs_default)
     limit = None if args.llm_limit is None else LimitSpec.parse(args.llm_limit)
     return RunOptions(jobs, args.ray, limit, not args.no_progress)

@@ -65,10 +65,14 @@ def test_the_remote_agent_decides_as_it_would_locally(remote: Server) -> None:
 
 
 # ---------------------------------------------------------------------------- a bad bot
-class Bot(ThreadingHTTPServer):
-    """A user's bot on loopback that answers with `replies` in turn (status, body, delay)."""
+Reply = tuple[Any, ...]  # (status, body, delay[, headers])
 
-    def __init__(self, replies: list[tuple[int, str, float]]) -> None:
+
+class Bot(ThreadingHTTPServer):
+    """A user's bot on loopback that answers with `replies` in turn (status, body, delay and
+    optionally headers), the last one from then on."""
+
+    def __init__(self, replies: list[Reply]) -> None:
         self.replies = replies
         self.requests: list[dict[str, Any]] = []
         super().__init__(("127.0.0.1", 0), _Handler)
@@ -84,12 +88,14 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         body = self.rfile.read(int(self.headers["content-length"]))
         self.server.requests.append({"path": self.path, "body": json.loads(body)})
-        status, text, delay = self.server.replies[min(len(self.server.requests),
-                                                      len(self.server.replies)) - 1]
+        status, text, delay, *headers = self.server.replies[min(len(self.server.requests),
+                                                                len(self.server.replies)) - 1]
         time.sleep(delay)
         data = text.encode()
         try:
             self.send_response(status)
+            for name, value in (headers[0] if headers else {}).items():
+                self.send_header(name, value)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(data)))
             self.end_headers()
@@ -102,10 +108,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def bot() -> Iterator[Callable[[list[tuple[int, str, float]]], Bot]]:
+def bot() -> Iterator[Callable[[list[Reply]], Bot]]:
     started: list[Bot] = []
 
-    def run(replies: list[tuple[int, str, float]]) -> Bot:
+    def run(replies: list[Reply]) -> Bot:
         b = Bot(replies)
         threading.Thread(target=b.serve_forever, daemon=True).start()
         started.append(b)
@@ -125,21 +131,21 @@ def _first_decision(spec: str) -> tuple[Any, list[Any]]:
 
 
 def test_bad_replies_are_recorded_attempts_then_the_fallback_plays(
-        bot: Callable[[list[tuple[int, str, float]]], Bot]) -> None:
+        bot: Callable[[list[Reply]], Bot]) -> None:
     state = new_game(2)
     legal_json = [m.to_json() for m in Perspective.to_move(state).moves_out(state.legal_moves())]
     wrong = {"move": "DISCARD", "moveData": {"cardIndex": 3}}  # the draft: not legal
     b = bot([(200, "not json {", 0), (200, "[1, 2]", 0),
              (200, json.dumps({"move": "SELECT_WONDER", "moveData": {"wonder": "NOPE"}}), 0),
              (200, json.dumps(wrong), 0), (422, '{"detail": "agent not offered"}', 0),
-             (503, "down", 0)])
+             (500, "down", 0)])
     decision, legal = _first_decision(f"http:{b.url},agent=rule,max_attempts=6")
     http = decision.details["http"]
     assert [c["category"] for c in http["calls"]] == [
         "UNPARSABLE", "UNPARSABLE", "SCHEMA", "ILLEGAL", "REFUSED", "TRANSPORT"]
     assert "not legal" in http["calls"][3]["error"] and "SELECT_WONDER" in \
         http["calls"][3]["error"]
-    assert http["calls"][4]["status"] == 422 and "HTTP 503" in http["calls"][5]["error"]
+    assert http["calls"][4]["status"] == 422 and "HTTP 500" in http["calls"][5]["error"]
     assert http["legal_at_attempt"] is None and http["fallback"] == "random"
     assert decision.move in legal and not decision.forfeit
     assert decision.move.to_json() in legal_json
@@ -149,7 +155,7 @@ def test_bad_replies_are_recorded_attempts_then_the_fallback_plays(
 
 
 def test_a_good_reply_after_a_bad_one_is_played(
-        bot: Callable[[list[tuple[int, str, float]]], Bot]) -> None:
+        bot: Callable[[list[Reply]], Bot]) -> None:
     state = new_game(2)
     good = Perspective.to_move(state).moves_out(state.legal_moves())[2].to_json()
     b = bot([(200, "{}", 0), (200, json.dumps({**good, "details": {"x": 1}}), 0)])
@@ -160,7 +166,7 @@ def test_a_good_reply_after_a_bad_one_is_played(
 
 
 def test_a_slow_bot_times_out_and_the_seat_forfeits(
-        bot: Callable[[list[tuple[int, str, float]]], Bot]) -> None:
+        bot: Callable[[list[Reply]], Bot]) -> None:
     b = bot([(200, "{}", 2.0)])
     start_t = time.monotonic()
     decision, _ = _first_decision(f"http:{b.url},timeout=0.3,max_attempts=2,fallback=forfeit")
@@ -174,10 +180,63 @@ def test_a_slow_bot_times_out_and_the_seat_forfeits(
 def test_nobody_listening_is_a_transport_failure_not_a_crash(tmp_path: Path) -> None:
     from helpers.live_server import free_port
 
-    decision, legal = _first_decision(f"http:http://127.0.0.1:{free_port()},fallback=rule")
+    decision, legal = _first_decision(f"http:http://127.0.0.1:{free_port()},fallback=rule,"
+                                      "transport_retries=2,backoff=0.01")
     assert decision.move in legal
-    assert decision.details["http"]["fallback"] == "rule"
-    assert decision.details["http"]["calls"][0]["category"] == "TRANSPORT"
+    http = decision.details["http"]
+    assert http["fallback"] == "rule"
+    # a refused connection is tried again with backoff before it spends the attempt
+    assert [(c["attempt"], c["category"]) for c in http["calls"]] == \
+        [(1, "TRANSPORT")] * 3 + [(2, "TRANSPORT")] * 3
+    assert [c.get("retry_in_s") is not None for c in http["calls"][:3]] == [True, True, False]
+
+
+def test_a_busy_server_is_waited_for_as_it_asks_and_spends_no_attempt(
+        bot: Callable[[list[Reply]], Bot]) -> None:
+    """429 and 503 with retry-after(-ms): waited for within busy_wait, then the reply plays."""
+    state = new_game(2)
+    good = Perspective.to_move(state).moves_out(state.legal_moves())[1].to_json()
+    busy = '{"detail": "busy: 1 searches are running; retry later"}'
+    b = bot([(429, busy, 0, {"retry-after-ms": "80"}), (503, busy, 0, {"retry-after": "0"}),
+             (200, json.dumps(good), 0)])
+    start_t = time.monotonic()
+    decision, _ = _first_decision(f"http:{b.url},max_attempts=1,fallback=forfeit")
+    assert time.monotonic() - start_t >= 0.08  # the server's word, not a zero-wait retry
+    http = decision.details["http"]
+    assert decision.move.to_json() == good and not decision.forfeit
+    assert http["legal_at_attempt"] == 1 and http["attempts"] == 1
+    assert [(c["attempt"], c["category"], c["status"]) for c in http["calls"]] == [
+        (1, "TRANSPORT", 429), (1, "TRANSPORT", 503), (1, "OK", 200)]
+    assert [c.get("retry_in_s") for c in http["calls"]] == [0.08, 0.0, None]
+    from duel.agents.account import SeatAccount
+
+    account = SeatAccount.of_decisions([decision.details])
+    assert account.own == 1 and account.fallbacks == 0 and account.reasks == 0
+
+
+def test_a_server_busy_past_the_wait_falls_back_then_stops_the_game(
+        bot: Callable[[list[Reply]], Bot]) -> None:
+    """Busy past busy_wait spends the attempt; `stop_after` such fallbacks in a row stop the
+    game with one line naming the seat and the cause, rather than play on its behalf."""
+    from duel.errors import SeatFailedError
+
+    b = bot([(429, '{"detail": "busy"}', 0, {"retry-after": "0"})])
+    spec = f"http:{b.url},busy_wait=0.05,max_attempts=1,stop_after=2"
+    moves: list[Any] = []
+    with pytest.raises(SeatFailedError, match=r"2 moves in a row .*\(busy: HTTP 429") as exc:
+        play_match(spec, "random", seed=3, on_move=lambda r, b_, a: moves.append(r))
+    assert spec in str(exc.value) and "\n" not in str(exc.value)
+    assert len([m for m in moves if m.seat is Seat.P1]) == 1  # one fallback played, not two
+    first = moves[0].details["http"]
+    assert first["fallback"] == "random" and "gave up" in first["calls"][-1]["error"]
+    # with stop_after=0 it plays on, and the account says whose moves they were
+    result = play_match(f"http:{b.url},busy_wait=0,max_attempts=1,stop_after=0", "random",
+                        seed=3)
+    mine = result.summary().account(Seat.P1)
+    assert mine is not None and mine.moves > 15 and mine.own == 0
+    assert mine.fallbacks == mine.moves and mine.causes == {"busy": mine.moves}
+    assert mine.brief() == f"{mine.moves} of {mine.moves} moves were fallbacks (busy " \
+                           f"{mine.moves})"
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -243,7 +302,8 @@ def test_an_operator_http_seat_whose_remote_is_down_falls_back(db: str, tmp_path
     from helpers.live_server import free_port
 
     url = f"http://127.0.0.1:{free_port()}"
-    with TestClient(create_app(db, agents={"bot": f"http:{url},max_attempts=1"})) as c:
+    with TestClient(create_app(db, agents={"bot": f"http:{url},max_attempts=1,"
+                                                  "transport_retries=0"})) as c:
         code, tokens = create(c, "bot", "external", seed=3)
         play(c, code, tokens["2"], random.Random(1))  # the bot moved first, by its fallback
         moves = c.app.state.manager.store.moves(code)  # type: ignore[attr-defined]
@@ -271,3 +331,27 @@ def test_bench_strength_plays_a_baseline_server(remote: Server, tmp_path: Path,
     # No seat fell back or resigned: every game ended by the rules.
     for line in (out_dir / "baseline" / "games.jsonl").read_text().splitlines():
         assert json.loads(line)["victory"] in ("civilian", "military", "science")
+
+
+def test_a_tournament_says_on_its_headline_whose_moves_were_fallbacks(
+        bot: Callable[[list[Reply]], Bot], tmp_path: Path) -> None:
+    """The headline and the per-seat lines count the opponent's fallbacks; games.jsonl has
+    the same counts; a win over a seat that never moved is not a clean win."""
+    from duel.runs.tournament import run
+
+    b = bot([(429, '{"detail": "busy"}', 0, {"retry-after": "0"})])
+    opponent = f"http:{b.url},busy_wait=0,max_attempts=1,stop_after=0"
+    standings = run("rule", opponent, 2, seed=1, out=str(tmp_path / "t"), progress=False)
+    report = standings.report()
+    _, theirs = standings.accounts()
+    assert theirs is not None and theirs.moves > 30 and theirs.fallbacks == theirs.moves
+    headline = report.splitlines()[1]
+    assert headline.endswith(f"(opponent: {theirs.moves} of {theirs.moves} moves were "
+                             f"fallbacks (busy {theirs.moves}))"), headline
+    assert f"{opponent}'s moves: 0 of {theirs.moves} moves its own, 0 re-asks, " \
+           f"{theirs.moves} fallbacks, 0 forfeits (why: busy {theirs.moves})" in report
+    assert "rule's moves: " in report
+    lines = [json.loads(x) for x in (tmp_path / "t" / "games.jsonl").read_text().splitlines()]
+    seats = [("2" if g["player1"] == "rule" else "1") for g in lines]
+    assert sum(g["accounts"][s]["fallbacks"] for g, s in zip(lines, seats, strict=True)) == \
+        theirs.fallbacks

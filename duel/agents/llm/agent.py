@@ -34,7 +34,6 @@ from dataclasses import replace
 from typing import Any
 
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
-from tenacity.wait import wait_base
 
 from duel.agents.attempts import (
     AskingSeat,
@@ -57,6 +56,7 @@ from duel.agents.llm.prices import cost, price_table
 from duel.agents.llm.providers import Provider, Reply, provider_defaults
 from duel.agents.llm.renaming import renaming
 from duel.agents.llm.schema import last_json_object, structured_schema
+from duel.agents.waiting import WaitRetryAfter
 from duel.engine import InfoSet, Move
 from duel.engine.moves import MoveKind
 from duel.errors import LLMConfigError, RequestError, SpecError, TransportError
@@ -168,24 +168,6 @@ class _Conversation(ConversationBase):
         return {}, rest
 
 
-class WaitRetryAfter(wait_base):
-    """Honour the server's retry-after (up to `retry_after_cap` seconds); else exponential
-    backoff from `base` seconds, capped at `cap`, with jitter so that many games do not retry
-    in lockstep."""
-
-    def __init__(self, base: float, cap: float = 60.0, retry_after_cap: float = 600.0) -> None:
-        self.base = base
-        self.cap = cap
-        self.retry_after_cap = retry_after_cap
-
-    def __call__(self, retry_state: Any) -> float:
-        exc = retry_state.outcome.exception() if retry_state.outcome else None
-        if isinstance(exc, TransportError) and exc.retry_after is not None:
-            return min(self.retry_after_cap, exc.retry_after)
-        backoff = min(self.cap, self.base * 2 ** (retry_state.attempt_number - 1))
-        return float(backoff * random.uniform(0.75, 1.0))
-
-
 class LLMAgent(AskingSeat):
     """`settings`, when given, is everything a call is sent with (spec.py builds it from the
     model table); else `temperature` and `max_tokens` with the provider's defaults.
@@ -201,8 +183,8 @@ class LLMAgent(AskingSeat):
                  transport_retries: int = 6, backoff: float = 1.0, concurrency: int = 8,
                  endpoint: str = "", *, settings: Settings | None = None,
                  model_reasons: bool = False, constrain: str = "shape",
-                 harness: Harness | None = None) -> None:
-        self.policy = AttemptPolicy(max_attempts, fallback, "llm")
+                 harness: Harness | None = None, stop_after: int | None = None) -> None:
+        self.policy = AttemptPolicy(max_attempts, fallback, "llm", stop_after)
         if settings is None:
             settings = replace(provider_defaults(provider), temperature=temperature,
                                max_tokens=max_tokens)
