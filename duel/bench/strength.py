@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+from duel.errors import BenchError
+
 
 def bench_strength(games: int, seconds: float, jobs: int, seed: int,
                    baseline: str | None = None, out: str | None = None) -> list[float]:
@@ -29,15 +31,53 @@ def bench_strength(games: int, seconds: float, jobs: int, seed: int,
     rates = []
     for a, b, target, name in pairings:
         start = time.perf_counter()
-        standings = run(a, b, games, seed=seed, jobs=jobs, progress=False,
+        pairing_jobs = jobs
+        if name == "baseline" and baseline and jobs > 1 and not takes_at_once(baseline, mcts,
+                                                                              jobs):
+            pairing_jobs = 1
+            print(f"  {baseline} refused {jobs} searches at once (429/503): its pairing is "
+                  "played one game at a time", flush=True)
+        standings = run(a, b, games, seed=seed, jobs=pairing_jobs, progress=False,
                         out=os.path.join(out, name) if out else None)
         print(standings.report(wall=time.perf_counter() - start))
+        if name == "baseline":
+            _, theirs = standings.accounts()
+            if theirs is None or not theirs.clean:
+                print(f"  VOID: not every baseline move was its server's search "
+                      f"({theirs.brief() if theirs is not None else 'not counted'})",
+                      flush=True)
+                raise BenchError("the baseline comparison is void: the baseline seat fell "
+                                 "back or forfeited (see its account above)")
         wins, _, _ = standings.counts()
         rate = wins / max(1, len(standings.games))
         rates.append(rate)
         print(f"  target: {a} wins at least {target:.0%}: {'met' if rate >= target else 'NOT met'}",
               flush=True)
     return rates
+
+
+def takes_at_once(url: str, agent: str, jobs: int) -> bool:
+    """Whether the server at `url` answers `jobs` move requests at once without a 429 or 503
+    (one request each, of the agent the pairing asks for, on the opening position)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    from duel.engine import new_game, seat_view
+
+    body = {"agent": agent, "state": seat_view(new_game(0))}
+    target = url.rstrip("/") + "/agents/move"
+
+    def ask(_: int) -> int:
+        try:
+            return httpx.post(target, json=body, timeout=120).status_code
+        except httpx.HTTPError:
+            return 0
+    with ThreadPoolExecutor(jobs) as pool:
+        statuses = list(pool.map(ask, range(jobs)))
+    if 0 in statuses:
+        raise BenchError(f"the baseline server {url} did not answer (is it running?)")
+    return not any(code in (429, 503) for code in statuses)
 
 
 def bench_dqn(games: int, jobs: int, seed: int, spec: str = "dqn") -> None:

@@ -355,3 +355,22 @@ def test_a_tournament_says_on_its_headline_whose_moves_were_fallbacks(
     seats = [("2" if g["player1"] == "rule" else "1") for g in lines]
     assert sum(g["accounts"][s]["fallbacks"] for g, s in zip(lines, seats, strict=True)) == \
         theirs.fallbacks
+
+
+def test_bench_strength_voids_a_baseline_that_did_not_search(
+        bot: Callable[[list[Reply]], Bot], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A baseline whose moves were not its server's search (here: replies that are no move,
+    so it forfeits) voids the comparison: said on a line, and the command fails."""
+    from duel.bench.strength import takes_at_once
+    from duel.cli import main
+
+    b = bot([(200, "{}", 0)])
+    assert main(["bench", "strength", "--baseline", b.url, "--games", "2", "--time", "0.01",
+                 "--jobs", "1"]) == 2
+    captured = capsys.readouterr()
+    assert "VOID: not every baseline move was its server's search" in captured.out
+    assert "forfeit" in captured.out and "comparison is void" in captured.err
+    busy = bot([(429, '{"detail": "busy"}', 0, {"retry-after": "1"})])
+    assert takes_at_once(busy.url, "mcts:time=0.01", 2) is False
+    assert takes_at_once(b.url, "mcts:time=0.01", 2) is True
