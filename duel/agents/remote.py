@@ -24,8 +24,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from email.utils import parsedate_to_datetime
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,8 +41,8 @@ from duel.agents.attempts import (
     Wording,
 )
 from duel.agents.builtin import HTTP
-from duel.agents.waiting import backoff_wait
 from duel.agents.kinds import parse_params
+from duel.agents.waiting import backoff_wait
 from duel.engine import Move
 from duel.errors import SpecError
 

@@ -94,13 +94,20 @@ def ladder(args: argparse.Namespace) -> int:
         print(standings.report())
     print(f"Bradley-Terry ratings over {result.rated} games (Elo scale; 0 = the smallest MCTS "
           "budget; bootstrap 95% CIs)")
-    print(table(result.ratings, result.reasoning))
+    print(table(result.ratings, result.reasoning, result.accounts))
     print(f"{result.player}: {result.place}")
     return 0
 
 
 def ratings(args: argparse.Namespace) -> int:
-    from duel.runs.ratings import as_games, found_games, rate, reasoning_settings, table
+    from duel.runs.ratings import (
+        as_games,
+        found_games,
+        player_accounts,
+        rate,
+        reasoning_settings,
+        table,
+    )
 
     found = found_games(args.folders)
     games = as_games(found)
@@ -109,5 +116,5 @@ def ratings(args: argparse.Namespace) -> int:
     print(f"Bradley-Terry ratings over {len(games)} games (Elo scale; 0 = the smallest MCTS "
           "budget present; bootstrap 95% CIs)")
     print(table(rate(games, resamples=args.resamples, seed=args.seed),
-                reasoning_settings(found)))
+                reasoning_settings(found), player_accounts(found)))
     return 0

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from duel.agents.account import SeatAccount
 from duel.agents.llm.limits import LimitSpec
 from duel.agents.llm.totals import combine
 from duel.agents.spec import make_agent
@@ -328,6 +329,9 @@ class GameOutcome:
     # the cost of its calls whose reply was not played (cut off, empty, malformed, illegal...);
     # None: some of them have no price
     unusable_usd: float | None = 0.0
+    # whose moves the LLM seat's and its opponent's were (duel.agents.account)
+    account: SeatAccount | None = None
+    opponent_account: SeatAccount | None = None
 
 
 def outcomes(out: str) -> list[GameOutcome]:
@@ -365,7 +369,11 @@ def _outcome(path: Path, t: Transcript) -> GameOutcome:
                        t.footer["totals"].get(str(seat.player)), prompt.get("hash"),
                        moves=len(mine), tool_calls=tool_calls,
                        seconds=sum(float(m.get("seconds") or 0.0) for m in mine),
-                       unusable_usd=round(sum(priced), 6) if len(priced) == len(lost) else None)
+                       unusable_usd=round(sum(priced), 6) if len(priced) == len(lost) else None,
+                       account=SeatAccount.of_decisions(m.get("details") or {} for m in mine),
+                       opponent_account=SeatAccount.of_decisions(
+                           m.get("details") or {} for m in t.moves
+                           if m.get("player") != seat.player))
 
 
 def llm_calls(details: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -408,6 +416,11 @@ def summarise(rows: list[GameOutcome], baseline: str = BASELINE) -> list[dict[st
         row["unusable_output_tokens"] = t.get("unusable_output_tokens")
         lost = [g.unusable_usd for g in games if g.unusable_usd is not None]
         row["unusable_cost_usd"] = round(sum(lost), 6) if len(lost) == n else None
+        mine_acc = SeatAccount.combine(g.account for g in games)
+        theirs = SeatAccount.combine(g.opponent_account for g in games)
+        row["own_moves"], row["forfeits"] = mine_acc.own, mine_acc.forfeits
+        row["opponent_not_own"] = theirs.not_own
+        row["account"], row["opponent_account"] = mine_acc.to_json(), theirs.to_json()
         row["tool_calls_per_move"] = sum(g.tool_calls for g in games) / moves if moves else 0.0
         row["seconds_per_move"] = sum(g.seconds for g in games) / moves if moves else 0.0
         mine = _per_deal(games)
@@ -441,6 +454,7 @@ COLUMNS = ["variant", "hash", "reasoning", "games", "win_rate", "win_ci_low", "w
            "mean_margin", "first_try_legal", "legal_after_retries", "mean_attempts", "fallbacks",
            "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd",
            "unusable_output_tokens", "unusable_cost_usd", "latency_per_call_s", "llm_moves",
+           "own_moves", "forfeits", "opponent_not_own",
            "tool_calls_per_move", "seconds_per_move", "paired_deals",
            "diff_vs_baseline", "diff_ci_low", "diff_ci_high", "p_value"]
 
@@ -468,6 +482,12 @@ def markdown(table: list[dict[str, Any]]) -> str:
                                     f"{r['diff_ci_high']:+.3f})" if paired else "—",
             "p": format_p(r["p_value"]) if paired else "—"})
     lines = [tables.markdown(rows)]
+    for r in table:  # whose moves the figures count, where not all were the seats' own
+        for who, key in (("the LLM", "account"), ("its opponent", "opponent_account")):
+            acc = SeatAccount.from_json(r[key])
+            if not acc.clean:
+                lines += ["", f"**{r['variant']}: {who}: {acc.brief()}.** Its figures count "
+                          "moves the agent did not make."]
     lines += ["", "Win rate: points per game for the LLM (a shared victory counts half), "
               "Wilson 95% CI. Legality and attempts are per LLM move; s/call is the mean "
               "latency of a call; tool calls/move counts the tool calls of tools=on (make_move "

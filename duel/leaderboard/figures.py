@@ -13,6 +13,9 @@
   game, with 95% bootstrap CIs over games (a game's moves are not independent of each other);
   tokens per move (reasoning tokens apart: they are part of the output tokens); fallbacks;
   cost per game won. Agents that call no API cost $0.
+- **Moves its own** (from the games' seat accounts, duel.agents.account): how many of a player's
+  decisions were its own and how many a fallback made or a resignation decided for it, by
+  cause; a row with any is marked "partly not its own".
 - **Loss per decision** (from the analyser's sidecars, duel.analysis): the mean over the
   player's analysed decisions, overall, by Age and by decision kind, with 95% bootstrap CIs
   over games; the worst decisions, each with its game.
@@ -28,6 +31,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from duel.agents.account import SeatAccount
 from duel.agents.llm.totals import combine
 from duel.runs import ratings
 from duel.runs.budget import is_llm
@@ -104,7 +108,8 @@ def build(games: Sequence[Game], notes: Sequence[str] = (), resamples: int = RES
             "rating_ci": [round(r["ci_low"], 1), round(r["ci_high"], 1)],
             "rank_interval": [r["rank_best"], r["rank_worst"]],
             "provisional": len(mine) < PROVISIONAL,
-            **_results(mine), **_llm(spec_of[name], mine, seed), **_dates(mine)}
+            **_results(mine), **_llm(spec_of[name], mine, seed), **_own(mine),
+            **_dates(mine)}
         loss, worst[name] = _losses(mine, seed)
         row.update(loss)
         players.append(row)
@@ -114,6 +119,18 @@ def build(games: Sequence[Game], notes: Sequence[str] = (), resamples: int = RES
               "anchor": anchor, "provisional_below_games": PROVISIONAL}
     return Board(players, pairings, list(games), seats, worst,
                  [*notes, *_connectivity(played)], method)
+
+
+def _own(mine: list[tuple[Game, int]]) -> dict[str, Any]:
+    """How many of the player's moves were its own (duel.agents.account), over the games whose
+    accounts were recorded; the row is marked where some were not."""
+    counted = [g.accounts[seat - 1] for g, seat in mine if g.accounts[seat - 1] is not None]
+    if not counted:
+        return {"moves_counted": None, "own_moves": None, "not_own": {},
+                "partly_not_own": False}
+    total = SeatAccount.combine(counted)
+    return {"moves_counted": total.moves, "own_moves": total.own,
+            "not_own": dict(sorted(total.causes.items())), "partly_not_own": not total.clean}
 
 
 def _results(mine: list[tuple[Game, int]]) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from duel.agents.account import SeatAccount
 from duel.agents.llm.totals import checked_totals
 from duel.analysis import sidecar
 from duel.engine import Seat
@@ -42,6 +43,9 @@ class Game:
     analysis: dict[str, Any] | None = field(default=None, compare=False)  # a fresh sidecar
     link: str | None = None  # where its replay is, when not a page of the site (the server)
     origin: str = ""  # the file it was read from, for notes
+    # whose moves each seat's were (duel.agents.account); None: recorded before accounts
+    accounts: tuple[SeatAccount | None, SeatAccount | None] = field(default=(None, None),
+                                                                    compare=False)
 
     def points(self, seat: int) -> float:
         """1 for a win, 1/2 for a shared victory, 0 for a loss, of player `seat` (1 or 2)."""
@@ -83,7 +87,8 @@ def _game(found: FoundGame, notes: list[str]) -> Game:
         (s.totals or {}).get("1"), (s.totals or {}).get("2"))
     base = Game(_key(found), s.specs, None if s.result.winner is None else s.result.winner.player,
                 s.result.victory, (s.result.total(Seat.P1), s.result.total(Seat.P2)), s.moves,
-                s.seed, totals, origin=where)
+                s.seed, totals, origin=where,
+                accounts=(s.account(Seat.P1), s.account(Seat.P2)))
     if found.transcript is None:
         return base
     try:
@@ -110,7 +115,7 @@ def _game(found: FoundGame, notes: list[str]) -> Game:
     return Game(_file_key(found.transcript), base.specs, base.winner, base.victory, base.scores,
                 base.moves, base.seed, totals, (_prompt(t, 1), _prompt(t, 2)),
                 started if isinstance(started, str) else None, found.transcript, analysis,
-                origin=where)
+                origin=where, accounts=base.accounts)
 
 
 def ends(path: Path) -> Transcript:
@@ -183,4 +188,12 @@ def from_lines(t: Transcript, key: str, link: str | None = None, origin: str = "
                 footer["victory"], (scores["player1"]["TOTAL"], scores["player2"]["TOTAL"]),
                 footer["moves"], t.header.get("seed"), (totals.get("1"), totals.get("2")),
                 (_prompt(t, 1), _prompt(t, 2)), started if isinstance(started, str) else None,
-                link=link, origin=origin or f"game {key}")
+                link=link, origin=origin or f"game {key}",
+                accounts=_accounts(t) if t.moves else (None, None))
+
+
+def _accounts(t: Transcript) -> tuple[SeatAccount, SeatAccount]:
+    """Each seat's account from the transcript's moves."""
+    one, two = (SeatAccount.of_decisions(m.get("details") or {} for m in t.moves
+                                         if m.get("player") == p) for p in SEATS)
+    return one, two

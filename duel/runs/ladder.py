@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from duel.agents.account import SeatAccount
 from duel.agents.llm.limits import LimitSpec
 from duel.agents.spec import make_agent
 from duel.errors import UsageError
 from duel.runs import tournament
-from duel.runs.ratings import as_games, found_games, rate, reasoning_settings
+from duel.runs.ratings import as_games, found_games, player_accounts, rate, reasoning_settings
 
 RUNGS = (50, 200, 1000)  # MCTS iterations: the README's ladder
 MANIFEST = "ladder.json"  # which player and rungs a ladder folder holds
@@ -79,6 +80,8 @@ class LadderResult:
     player: str
     rated: int  # games the ratings are over
     reasoning: dict[str, str] = field(default_factory=dict)  # LLM players' settings, by spec
+    # each player's moves: how many were its own (duel.runs.ratings.player_accounts)
+    accounts: dict[str, SeatAccount | None] = field(default_factory=dict)
 
     @property
     def place(self) -> str:
@@ -113,4 +116,5 @@ def run(player: str, rungs: list[int], games: int, out: str, seed: int = 0, jobs
     found = found_games([str(root)])
     rated = as_games(found)
     rows = rate(rated, resamples=resamples, seed=seed)
-    return LadderResult(played, rows, player, len(rated), reasoning_settings(found))
+    return LadderResult(played, rows, player, len(rated), reasoning_settings(found),
+                        player_accounts(found))

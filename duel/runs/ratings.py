@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from duel.agents.account import SeatAccount
 from duel.engine import Seat
 from duel.errors import DuelError, TranscriptError, UsageError
 from duel.records import GameSummary
@@ -124,6 +125,33 @@ def reasoning_settings(found: Iterable[FoundGame]) -> dict[str, str]:
             if totals:
                 labels.setdefault(spec, set()).add(str(totals.get("reasoning") or "default"))
     return {p: ",".join(sorted(v)) for p, v in labels.items()}
+
+
+def player_accounts(found: Iterable[FoundGame]) -> dict[str, SeatAccount | None]:
+    """Each player's account over its games (duel.agents.account): how many of its moves were
+    its own. None for a player with a game recorded before accounts were kept."""
+    out: dict[str, SeatAccount | None] = {}
+    for g in found:
+        for seat, spec in zip((Seat.P1, Seat.P2), g.summary.specs, strict=True):
+            account = g.summary.account(seat)
+            if spec in out and out[spec] is None:
+                continue
+            if account is None:
+                out[spec] = None
+            else:
+                total = out.setdefault(spec, SeatAccount())
+                assert total is not None
+                total += account
+    return out
+
+
+def own_moves(account: SeatAccount | None) -> str:
+    """A ratings row's mark: "1,331 of 1,331", or "741 of 1,331: partly not its own (busy
+    590)"."""
+    if account is None:
+        return "not counted"
+    text = f"{account.own:,} of {account.moves:,}"
+    return text if account.clean else f"{text}: partly not its own ({account.why()})"
 
 
 def bradley_terry(games: list[Game], iterations: int = 500, prior: float = 0.5
@@ -345,13 +373,17 @@ def _place(player: str, rating: float, rungs: list[tuple[int, str]],
     return f"between MCTS-{below[-1][0]} and MCTS-{above[0][0]}"
 
 
-def table(rows: list[dict[str, Any]], reasoning: dict[str, str] | None = None) -> str:
+def table(rows: list[dict[str, Any]], reasoning: dict[str, str] | None = None,
+          accounts: dict[str, SeatAccount | None] | None = None) -> str:
     """The ratings as a markdown table; with `reasoning` (reasoning_settings) and an LLM
     player among the rows, a column naming the reasoning setting each LLM player's games were
-    played with ("—" for the others)."""
+    played with ("—" for the others); with `accounts` (player_accounts), how many of each
+    player's moves were its own, marked where some were not."""
     shown = bool(reasoning) and any(r["player"] in (reasoning or {}) for r in rows)
     return tables.markdown([{
         "player": r["player"],
         **({"reasoning": (reasoning or {}).get(r["player"], "—")} if shown else {}),
         "rating (95% CI)": f"{r['rating']:+.0f} ({r['ci_low']:+.0f} to {r['ci_high']:+.0f})",
-        "games": r["games"], "on the MCTS ladder": r["place"]} for r in rows])
+        "games": r["games"], "on the MCTS ladder": r["place"],
+        **({"moves its own": own_moves(accounts.get(r["player"]))} if accounts is not None
+           else {})} for r in rows])

@@ -522,6 +522,17 @@ def leaderboard_schema() -> dict[str, Any]:
             "first_try_legal_ci": pair(unit),
             "legal_after_retries": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
             "fallbacks": count,
+            "moves_counted": {"type": ["integer", "null"], "minimum": 0,
+                              "description": "the player's decisions whose account was "
+                              "recorded (null: a game recorded before accounts were kept)"},
+            "own_moves": {"type": ["integer", "null"], "minimum": 0,
+                          "description": "of those, the agent's own (not a fallback's move, "
+                          "not a resignation decided for it)"},
+            "not_own": {"type": "object", "additionalProperties": count,
+                        "description": "the decisions that were not its own, by cause"},
+            "partly_not_own": {"type": "boolean",
+                               "description": "some of its moves were not its own: its "
+                               "figures count moves the agent did not make"},
             "tokens_per_move": {"oneOf": [{"type": "null"}, {
                 "type": "object", "required": ["input", "cached", "output", "reasoning"],
                 "properties": {k: {"type": ["number", "null"], "minimum": 0}

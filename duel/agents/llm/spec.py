@@ -315,7 +315,8 @@ def parse_llm_spec(rest: str) -> LLMAgent:
         extra: dict[str, Any] = {"tool_steps": tool_steps} if tool_steps else {}
         agent = (ToolAgent if tool_steps else LLMAgent)(provider, variant, "llm:" + rest,
                          max_attempts=params["max_attempts"], fallback=params["fallback"],
-                         stop_after=params["stop_after"], transport_retries=params["transport_retries"],
+                         stop_after=params["stop_after"],
+                         transport_retries=params["transport_retries"],
                          backoff=params["backoff"], concurrency=params["concurrency"],
                          endpoint=_endpoint(provider_name, target, base_url),
                          settings=settings, model_reasons=fam is not None and fam.reasons,
