@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers.fake_llm_server import FakeLLMServer
-from helpers.fake_reasoning_servers import EFFORT_SCALE, OpenAIReasoningModel
+from helpers.fake_reasoning_servers import ANSWER, EFFORT_SCALE, OpenAIReasoningModel
 from helpers.llm_seat import play_card_position
 
 from duel.agents import make_agent
@@ -97,3 +97,46 @@ def test_unusable_output_is_counted_per_seat_and_summed_per_run() -> None:
     older = {k: v for k, v in seat.items() if k != "unusable_output_tokens"}
     assert "unusable_output_tokens" not in combine([seat, older])  # unknown, not a partial sum
     assert json.dumps(combine([older])).count("unusable") == 0
+
+
+def test_a_model_newer_than_the_table_grows_to_what_it_needs_and_wastes_little(
+        server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 39: a model name the table does not know, at xhigh (~40k reasoning tokens a
+    move): the budget grows from 8,192 past the old 4x cap to what the model needs, the grown
+    budget teaches the rest of the game, nothing falls back, and the output of cut-off
+    replies is at most 5% of the game's."""
+    server.responder = xhigh_model()
+    path = tmp_path / "new.jsonl"
+    assert main(["match", "--p1", f"llm:openai:gpt-9-preview,base_url={server.url}/v1,"
+                 "api=chat,reasoning_effort=xhigh", "--p2", "random", "--seed", "2",
+                 "--transcript", str(path)]) == 0
+    t = read(path)
+    verified_result(t)
+    assert t.footer is not None
+    totals = t.footer["totals"]["1"]
+    assert totals["fallbacks"] == 0
+    calls = [c for m in t.moves if m["player"] == 1 for c in m["details"]["llm"]["calls"]]
+    assert calls[0]["max_tokens"] == 8192 and max(c["max_tokens"] for c in calls) > 32_768
+    assert totals["unusable_output_tokens"] <= 0.05 * totals["output_tokens"], totals
+    capsys.readouterr()
+
+
+def test_a_model_whose_limit_is_below_its_need_stops_the_game_within_three_cut_offs(
+        server: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same model with an output limit of 32,768 (its refusal of more says so): the game
+    stops with one line naming the model, the tokens and the effort, after at most 3 replies
+    cut off, instead of falling back move after move."""
+    model = OpenAIReasoningModel(reasoning=10_000, effort_scale=EFFORT_SCALE, spread=0.5,
+                                 max_output=32_768)
+    server.responder = model
+    path = tmp_path / "limited.jsonl"
+    assert main(["match", "--p1", f"llm:openai:gpt-9-preview,base_url={server.url}/v1,"
+                 "api=chat,reasoning_effort=xhigh", "--p2", "random", "--seed", "2",
+                 "--transcript", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "gpt-9-preview needs more than 32768 output tokens at " \
+        "reasoning_effort=xhigh" in err[0] and "set max_tokens=" in err[0], err
+    sent = [r["body"] for r in server.requests]
+    taken = [b for b in sent if 0 < b.get("max_completion_tokens", 0) <= 32_768]
+    cut = [b for b in taken if b["max_completion_tokens"] < model.wants(b) + ANSWER]
+    assert 1 <= len(cut) <= 3, [b.get("max_completion_tokens") for b in sent]

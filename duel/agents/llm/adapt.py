@@ -57,6 +57,10 @@ class Settings:
     # A compatible server's kind (servers.py: llamacpp, vllm, ollama, unknown), which decides
     # the structured output a refused one falls back to. None: not a compatible server.
     server: str | None = None
+    # The largest budget a reply cut off while reasoning grows to (models.py: the model's
+    # limit, or its provider's largest for a model the table does not know). None: the spec
+    # set max_tokens, and growth stops at TRUNCATION_GROWTH times it.
+    grow_to: int | None = None
 
     def reasons(self) -> bool:
         return bool(self.reasoning_effort and self.reasoning_effort != "none") or \
@@ -65,7 +69,7 @@ class Settings:
     def public(self, provider: str, model: str) -> dict[str, Any]:
         """The effective settings as a transcript and `LLMAgent.settings()` show them."""
         d = asdict(self)
-        for key in ("max_output", "adaptive_thinking", "thinking_display"):
+        for key in ("max_output", "adaptive_thinking", "thinking_display", "grow_to"):
             d.pop(key)
         for key in ("default_reasoning", "server"):
             if d[key] is None:

@@ -16,8 +16,12 @@ Two things happen before an attempt counts, and spend none:
 - a request refused for a parameter duel can change is adapted and sent again (adapt.py);
 - a reply cut off while the model was still reasoning (reasoning tokens or thinking text, or
   nothing said) is recorded as TRUNCATED and the same question is asked again with twice the
-  output budget, up to TRUNCATION_GROWTH (4) times the spec's budget and never above the
-  model's output limit (models.py). Only a reply cut off at that cap is the attempt's failure.
+  output budget: up to the model's output limit (the table's; for a model it does not know,
+  the largest any current model of its provider takes, models.PROVIDER_MAX_OUTPUT, or the
+  limit a refusal states), or, where the spec set max_tokens, TRUNCATION_GROWTH (4) times
+  it. A reply cut off at the spec's cap is the attempt's failure; one cut off at the model's
+  own limit stops the game (SeatFailedError: "MODEL needs more than N output tokens at
+  EFFORT"), since every later move would be paid for and thrown away.
   The grown budget is where the model's later calls start, in this game and the rest of the
   run (budgets.py): a model that reasons starts at its output limit anyway, so this only
   matters under a user's cap or for a model the table does not know.
@@ -59,7 +63,13 @@ from duel.agents.llm.schema import last_json_object, structured_schema
 from duel.agents.waiting import WaitRetryAfter
 from duel.engine import InfoSet, Move
 from duel.engine.moves import MoveKind
-from duel.errors import LLMConfigError, RequestError, SpecError, TransportError
+from duel.errors import (
+    LLMConfigError,
+    RequestError,
+    SeatFailedError,
+    SpecError,
+    TransportError,
+)
 from duel.prompts import Variant
 
 _MAX_RESENDS = 10  # requests per call at most: each refused parameter changes once
@@ -109,6 +119,7 @@ class _Conversation(ConversationBase):
                 agent.provider.name, self.messages[0]["content"], self.image.png)
         self.reply: Reply | None = None
         self.note: str | None = None
+        self.cut_at = 0  # the largest output budget a reply was cut off at while reasoning
 
     async def ask(self, attempt: int) -> Verdict | Any | None:
         reply = await self.model_reply(attempt)
@@ -271,10 +282,13 @@ class LLMAgent(AskingSeat):
                                        or not reply.text.strip()):
             return False
         s = self.effective_settings()
-        cap = s.max_tokens * TRUNCATION_GROWTH
+        cap = s.grow_to or s.max_tokens * TRUNCATION_GROWTH
         if s.max_output:
             cap = min(cap, s.max_output)
+        conv.cut_at = max(conv.cut_at, _limit(conv.budget, s))
         if conv.budget >= cap:
+            if s.grow_to is not None:  # the model's own limit, not a cap the spec set
+                self._needs_more(conv.cut_at)
             return False
         grown = min(cap, conv.budget * 2)
         budgets.remember(self.budget_key(), grown)
@@ -284,6 +298,14 @@ class LLMAgent(AskingSeat):
                                    f"with {grown}")
         conv.budget = grown
         return True
+
+    def _needs_more(self, tokens: int) -> None:
+        """A reply cut off while reasoning at the model's output limit: every later move
+        would be paid for and thrown away, so the game stops (SeatFailedError), in one line."""
+        raise SeatFailedError(
+            f"{self.spec}: {self.provider.model} needs more than {tokens} output tokens at "
+            f"{self.reasoning_label()} (its replies are cut off while reasoning at the "
+            "model's limit); lower the effort or set max_tokens=")
 
     async def _call(self, messages: list[dict[str, Any]], attempt: int,
                     conv: _Conversation) -> tuple[Reply | None, str]:
@@ -356,6 +378,10 @@ class LLMAgent(AskingSeat):
                 if found is None:
                     raise
                 changes, record = found
+                limit = changes.get("max_output")
+                if limit is not None and limit <= conv.cut_at and s.grow_to is not None:
+                    learn(self.endpoint, self.provider.model, changes)
+                    self._needs_more(limit)  # cut off at that budget already: stop now
                 if learn(self.endpoint, self.provider.model, changes):
                     conv.adaptations.append(record.to_json())
                 last = record.reason

@@ -45,6 +45,12 @@ UNKNOWN_TOKENS = 8192     # a model the table does not know (no documented limit
 # then four times, never more than TRUNCATION_GROWTH times the start nor the model's limit; the
 # grown budget is where the model's later calls start (budgets.py).
 TRUNCATION_GROWTH = 4
+# For a model the table does not know, with no max_tokens in the spec, a reply cut off while
+# reasoning grows its budget up to the largest output any current model of its provider takes
+# (the table's largest), not a fixed multiple: a reasoning model newer than this table may need
+# 40k tokens a move at a high effort. The provider's refusal of a larger request states the
+# model's own limit, which is learned (adapt.py). Unknown servers (compat, local): 4x.
+PROVIDER_MAX_OUTPUT = {"openai": 128_000, "anthropic": 128_000, "openrouter": 128_000}
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from duel.agents.llm.models import (
     REASONING_EFFORTS,
     THINKING_MIN,
     ModelFamily,
+    PROVIDER_MAX_OUTPUT,
     default_max_tokens,
     family,
 )
@@ -132,7 +133,7 @@ def _default_label(fam: ModelFamily | None) -> str:
 
 
 def _settings(defaults: Settings, fam: ModelFamily | None, params: dict[str, Any],
-              claude: ModelFamily | None = None) -> Settings:
+              claude: ModelFamily | None = None, provider: str = "") -> Settings:
     """What calls are sent with: the spec's options, the rest from the model table (`claude`:
     how a Claude model takes thinking, from _claude)."""
     thinking: int | None = params["thinking"]
@@ -166,7 +167,10 @@ def _settings(defaults: Settings, fam: ModelFamily | None, params: dict[str, Any
                     "auto" if thinking or adaptive or (fam is not None and not fam.forced_tool)
                     else "forced",
                     fam.max_output if fam is not None else None, adaptive, display,
-                    None if effort is not None or thinking else _default_label(fam))
+                    None if effort is not None or thinking else _default_label(fam),
+                    grow_to=None if params["max_tokens"] is not None
+                    else fam.max_output if fam is not None
+                    else PROVIDER_MAX_OUTPUT.get(provider))
 
 
 APIS = ("chat", "responses")
@@ -304,7 +308,7 @@ def parse_llm_spec(rest: str) -> LLMAgent:
             params["max_tokens"] = max(params["max_tokens"] or default_max_tokens(
                 fam, params["thinking"]), THINK_TOKENS)
         constrain = params["constrain"] or "shape"
-        settings = _settings(provider_defaults(provider), fam, params, claude)
+        settings = _settings(provider_defaults(provider), fam, params, claude, provider_name)
         if constrain == "legal" and (provider_name not in ("local", "compat")
                                      or provider.mode == "text"):
             # a grammar from the schema: OpenAI's strict mode and Anthropic's tools want an
