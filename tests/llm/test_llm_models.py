@@ -209,3 +209,22 @@ def test_families_match_the_longest_prefix() -> None:
     assert fam("claude-opus-4-20250514").prefix == "claude-opus-4"  # type: ignore[union-attr]
     assert fam("claude-opus-4-9") is None and fam("anthropic/claude-opus-4-8") is not None
     assert fam("anything", "local") is models.LOCAL
+
+
+def test_adaptive_without_an_effort_asks_for_the_thinking_summary(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 39: a Claude model outside the table with thinking_form=adaptive and no effort
+    is sent adaptive thinking with its summary asked for, as the table's adaptive models are
+    (it sent no thinking field, and a model that omits its text recorded none)."""
+    from duel.agents import make_agent
+    from duel.agents.llm.providers import anthropic_reasoning
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    agent = make_agent("llm:anthropic:claude-opus-9,thinking_form=adaptive")
+    s = agent.effective_settings()  # type: ignore[attr-defined]
+    assert anthropic_reasoning(s) == {"thinking": {"type": "adaptive", "display": "summarized"}}
+    with_effort = make_agent("llm:anthropic:claude-opus-9,thinking_form=adaptive,"
+                             "reasoning_effort=low")
+    assert anthropic_reasoning(with_effort.effective_settings()) == {  # type: ignore[attr-defined]
+        "thinking": {"type": "adaptive", "display": "summarized"},
+        "output_config": {"effort": "low"}}
