@@ -69,7 +69,7 @@ def tournament(args: argparse.Namespace) -> int:
 
         return show_dry_run(dry_run(args.p1, args.p2, args.games, seed=args.seed,
                                     jobs=opts.jobs, out=args.out,
-                                    budget_usd=args.budget_usd), args)
+                                    budget_usd=args.budget_usd, probe=args.probe), args)
     standings = run(args.p1, args.p2, args.games, seed=args.seed, jobs=opts.jobs,
                     out=args.out, progress=opts.progress, budget_usd=args.budget_usd,
                     ray=opts.ray, llm_limit=opts.llm_limit,

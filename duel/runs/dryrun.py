@@ -11,8 +11,10 @@ each LLM player by the projection model of `duel llm check` (duel.agents.llm.pro
   counting), else estimated locally. The typical state is the decision whose turn message is
   nearest the mean length over a game on the run's first deal (rule against rule);
 - output per call: the move's JSON (the mean over that game's moves, estimated locally); a
-  reasoning model's reasoning is not known before a call and is not in the figure (`duel llm
-  check` measures one), which the projection says;
+  reasoning model's reasoning is not known before a call: with `--probe N`, N paid decisions
+  of the seat spread over that game measure it (their cost said apart, the range spanning their
+  lowest and highest output); without, the figure is a floor, said so, with the ceiling of every
+  call at its output budget;
 - cold and warm calls: the rules text written to the provider's cache by the first call of each
   game running at once (`jobs`), per rules text and model, and read from it by every other call.
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from duel.agents.llm.projection import (
@@ -59,14 +61,29 @@ class Player:
     # decisions per game (a position grading's unit is one answer): projected, low, high
     decisions: tuple[int, int, int] = (DECISIONS_PER_SEAT, *DECISIONS_RANGE)
     unit: str = "game"
+    # A reasoning model's output: measured by paid probe calls (their figures), or unknown
+    # (`floor`: the projection leaves reasoning out; `ceiling_usd`: every call at its budget)
+    probe: dict[str, Any] | None = None
+    floor: bool = False
+    ceiling_usd: float | None = None
 
     @property
     def spend(self) -> Spend | None:
-        """The projected dollars (None: no price)."""
+        """The projected dollars (None: no price); with a probe, the range spans its lowest
+        and highest output per decision too."""
         if not self.llm:
             return Spend(0.0, 0.0, 0.0)
         if self.cold_usd is None or self.warm_usd is None:
             return None
+        if self.probe is not None and self.probe.get("usd_per_decision") is not None:
+            # what the provider billed the probe's decisions: reasoning, re-asks and the
+            # input as it counts it, all in
+            n, low, high = self.decisions
+            per, cheapest, dearest = (self.probe[k] for k in (
+                "usd_per_decision", "min_usd_per_decision", "max_usd_per_decision"))
+            return Spend(round(per * n * self.seat_games, 6),
+                         round(cheapest * low * self.seat_games, 6),
+                         round(dearest * high * self.seat_games, 6))
         return project_spend(self.cold_usd, self.warm_usd, self.seat_games, self.cold_calls,
                              self.decisions)
 
@@ -87,7 +104,13 @@ class Player:
                 cached_share=round(self.cached_share, 4),
                 cold_call_usd=self.cold_usd, warm_call_usd=self.warm_usd,
                 cost_usd=None if s is None else s.usd, low_usd=None if s is None else s.low_usd,
-                high_usd=None if s is None else s.high_usd, notes=self.notes)
+                high_usd=None if s is None else s.high_usd, notes=self.notes,
+                reasoning_counted="probe" if self.probe is not None
+                else "no (a floor)" if self.floor else "not a reasoning model")
+            if self.probe is not None:
+                out["probe"] = self.probe
+            if self.floor:
+                out["ceiling_usd"] = self.ceiling_usd
         return out
 
     @property
@@ -185,8 +208,10 @@ def _player_lines(p: Player) -> list[str]:
              f" and a typical state), counted by {p.counted_by}",
              f"    cache:      {_writes(p)}, read by every other call: {p.cached_share:.1%} "
              "of the input assumed cached",
-             f"    output:     {c.output_tokens} tokens per call (the move's JSON, local "
-             "estimate)"]
+             f"    output:     {c.output_tokens} tokens per call " + (
+                 "(measured by the probe)" if p.probe is not None else
+                 "(the move's JSON, local estimate; reasoning not counted: a floor)" if p.floor
+                 else "(the move's JSON, local estimate)")]
     s = p.spend
     if s is None:
         lines.append(f"    cost:       unknown: {p.model} has no price; {price_hint([p.model])}")
@@ -224,7 +249,7 @@ def sample_decisions(seed: int) -> Sample:
 
 def project(command: str, games: int, schedule: str, seat_games: Mapping[str, int], seed: int,
             jobs: int, notes: Sequence[str] = (), sample: Sample | None = None,
-            unit: str = "game") -> DryRun:
+            unit: str = "game", probe: int = 0) -> DryRun:
     """The projection of a run of `games` games whose seats' specs play `seat_games` of them
     (by spec, in the order given; a spec in both seats of a game counts it twice); `seed`: the
     run's first deal; `jobs`: games at once (0: all of them). `sample`: the decisions whose
@@ -240,7 +265,7 @@ def project(command: str, games: int, schedule: str, seat_games: Mapping[str, in
             continue
         if sample is None:
             sample = sample_decisions(seed)
-        player = _llm_player(agent, played, sample)
+        player = _llm_player(agent, played, sample, probe)
         if unit != "game":  # an answer to a position: one decision
             player.decisions, player.unit = (1, 1, 1), unit
         players.append(player)
@@ -252,7 +277,7 @@ def project(command: str, games: int, schedule: str, seat_games: Mapping[str, in
     return DryRun(command, games, schedule, players, list(notes), unit)
 
 
-def _llm_player(agent: Any, games: int, sample: Sample) -> Player:
+def _llm_player(agent: Any, games: int, sample: Sample, probe: int = 0) -> Player:
     from duel.agents.llm.counting import count
 
     messages = [agent.conversation(view, legal).messages for view, legal, _ in sample]
@@ -268,8 +293,20 @@ def _llm_player(agent: Any, games: int, sample: Sample) -> Player:
                counted_by=counted.by)
     p.cache = (agent.endpoint, agent.provider.model, agent.variant.system)
     if agent.model_reasons or agent.effective_settings().reasons():
-        p.notes.append("a reasoning model: its reasoning tokens per call are not known before "
-                       "a call and are not in this figure (duel llm check SPEC measures one)")
+        if probe > 0:
+            _probe(p, agent, sample, probe)
+        else:
+            p.floor = True
+            budget = agent.effective_settings().max_tokens
+            at_budget = Call(counted.input_tokens, budget, counted.rules_tokens)
+            warm = at_budget.usd(agent.provider.model, warm=True)
+            p.ceiling_usd = None if warm is None else \
+                round(warm * games * p.decisions[2], 4)
+            up_to = "" if p.ceiling_usd is None else f": up to ${p.ceiling_usd:.4f}"
+            p.notes.append("a reasoning model: this figure is a floor, its reasoning tokens "
+                           "are not in it (not known before a call); every call may spend up "
+                           f"to its output budget of {budget} tokens{up_to} for this player. "
+                           "--probe N measures N paid calls and projects from them")
     if getattr(agent, "tool_steps", 0):
         p.notes.append(f"tools=on: each look-up is a call of its own (up to {agent.tool_steps} "
                        "per decision), not in this figure")
@@ -284,6 +321,38 @@ def _llm_player(agent: Any, games: int, sample: Sample) -> Player:
         p.notes.append("OpenRouter bills each call itself (usage.cost): priced here at the "
                        "maker's list price")
     return p
+
+
+def _probe(p: Player, agent: Any, sample: Sample, n: int) -> None:
+    """`n` paid decisions of the seat, spread over the sample game: its output per decision
+    (reasoning, re-asks and regrown budgets included) replaces the move's JSON in the
+    projection, and the probe's own cost is said (it is not in the figure)."""
+    import random
+
+    picks = [sample[i * len(sample) // n] for i in range(n)]
+    outputs: list[int] = []
+    costs: list[float | None] = []
+    reasoning = 0
+    for i, (view, legal, _) in enumerate(picks):
+        calls = agent.choose(view, legal, random.Random(i)).details["llm"]["calls"]
+        outputs.append(sum(int(c.get("output_tokens") or 0) for c in calls))
+        reasoning += sum(int(c.get("reasoning_tokens") or 0) for c in calls)
+        priced = [c.get("cost_usd") for c in calls]
+        costs.append(None if None in priced else sum(float(x) for x in priced))
+    known = [c for c in costs if c is not None]
+    usd = sum(known)
+    assert p.call is not None
+    mean = round(sum(outputs) / n)
+    p.call = replace(p.call, output_tokens=mean)
+    p.probe = {"decisions": n, "mean_output_tokens": mean, "min_output_tokens": min(outputs),
+               "max_output_tokens": max(outputs), "reasoning_tokens": reasoning,
+               "cost_usd": round(usd, 6),
+               **({"usd_per_decision": usd / n, "min_usd_per_decision": min(known),
+                   "max_usd_per_decision": max(known)} if len(known) == n else {})}
+    p.notes.append(f"projected from {n} paid probe decisions (${usd:.4f}, not in this figure) "
+                   f"at what the provider billed them: output mean {mean} tokens a decision "
+                   f"({min(outputs)} to {max(outputs)}), {reasoning} of them reasoning; the "
+                   "range spans their cheapest and dearest decision")
 
 
 def _cold_calls(players: list[Player], jobs: int) -> None:

@@ -176,7 +176,7 @@ def found_done(path: Path | None, tasks: list[GameTask]) -> dict[GameTask, GameS
 
 
 def dry_run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1,
-            out: str | None = None, budget_usd: float | None = None) -> DryRun:
+            out: str | None = None, budget_usd: float | None = None, probe: int = 0) -> DryRun:
     """What `run` would play (the games recorded in `out` left out) and its projected cost,
     with nothing played (duel.runs.dryrun)."""
     agents = make_agent(a), make_agent(b)
@@ -192,7 +192,8 @@ def dry_run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1,
     where = f"deals {deals[0]} to {deals[-1]}" if deals else "no deal"
     schedule_text = (f"{len(todo)} games on {len(deals)} deals ({where}), each deal from both "
                      "seats" + (f"; {len(done)} found done in {out}, not counted" if done else ""))
-    found = project("duel tournament", len(todo), schedule_text, seats, seed, jobs)
+    found = project("duel tournament", len(todo), schedule_text, seats, seed, jobs,
+                    probe=probe)
     found.budget_usd = budget_usd
     return found
 

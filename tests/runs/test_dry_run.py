@@ -154,7 +154,8 @@ def test_claude_s_thinking_and_effort_are_counted_as_sent_and_its_reasoning_not_
     assert body["output_config"] == {"effort": "low"} and body["thinking"]["type"] == "adaptive"
     llm = p.players[0]
     assert llm.reasoning == "reasoning_effort=low"
-    assert any("reasoning tokens per call are not known before a call" in n for n in llm.notes)
+    assert any("this figure is a floor, its reasoning tokens are not in it" in n
+               for n in llm.notes) and llm.floor and llm.ceiling_usd is not None
 
 
 def test_a_setting_whose_cost_is_not_projected_says_so(tmp_path: Path) -> None:
@@ -166,3 +167,39 @@ def test_a_setting_whose_cost_is_not_projected_says_so(tmp_path: Path) -> None:
     think = next(s for s in notes if s.endswith("think=text"))
     assert "think=text: the reasoning in words" in notes[think]
     assert all("think=text" not in n for s, n in notes.items() if s != think)
+
+
+@pytest.mark.parametrize("effort", ["low", "high"])
+def test_a_probed_dry_run_counts_reasoning_and_the_run_spends_within_it(
+        effort: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 39: against a reasoning model's fake, `--probe N` measures N paid decisions and
+    the projection counts their reasoning: the run then spends within the projected range,
+    its central figure within 25%; without the probe the figure says it is a floor."""
+    import json as _json
+
+    from helpers.fake_llm_server import FakeLLMServer
+    from helpers.fake_reasoning_servers import EFFORT_SCALE, OpenAIReasoningModel
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    model = OpenAIReasoningModel(reasoning=2_000, effort_scale=EFFORT_SCALE, spread=0.5,
+                                 max_output=128_000)
+    with FakeLLMServer(model) as server:
+        spec = f"llm:openai:gpt-5.4,base_url={server.url}/v1,api=chat,reasoning_effort={effort}"
+        base = ["tournament", "--p1", spec, "--p2", "random", "--games", "2", "--no-progress"]
+        assert main([*base, "--dry-run", "--json"]) == 0
+        floor = _json.loads(capsys.readouterr().out)["players"][0]
+        assert floor["reasoning_counted"] == "no (a floor)" and floor["ceiling_usd"] > 0
+        assert main([*base, "--dry-run", "--json", "--probe", "6"]) == 0
+        projected = _json.loads(capsys.readouterr().out)
+        player = projected["players"][0]
+        assert player["reasoning_counted"] == "probe" and player["probe"]["decisions"] == 6
+        assert player["probe"]["reasoning_tokens"] > 0
+        out = tmp_path / "t"
+        assert main([*base, "--out", str(out)]) == 0
+        capsys.readouterr()
+    spent = sum(g["totals"][s]["cost_usd"]
+                for g in map(_json.loads, (out / "games.jsonl").read_text().splitlines())
+                for s in ("1", "2") if g.get("totals", {}).get(s))
+    assert projected["low_usd"] <= spent <= projected["high_usd"], (projected, spent)
+    assert abs(spent - projected["cost_usd"]) <= 0.25 * spent, (projected["cost_usd"], spent)

@@ -20,10 +20,10 @@ from duel.agents.llm.models import (
     ANSWER_TOKENS,
     CLAUDE_EFFORTS,
     DEFAULT_MODELS,
+    PROVIDER_MAX_OUTPUT,
     REASONING_EFFORTS,
     THINKING_MIN,
     ModelFamily,
-    PROVIDER_MAX_OUTPUT,
     default_max_tokens,
     family,
 )
