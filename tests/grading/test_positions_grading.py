@@ -171,6 +171,10 @@ def test_a_fallback_is_scored_like_any_answer_and_counted(suite: tuple[Path, Sui
     n = len(s.positions)
     assert int(e["fallbacks"]) == n and float(e["legal_after_retries"]) == 0.0
     assert float(e["mean_attempts"]) == 3.0
+    # whose answers they were: none of the errata's, said under the table (issue 39)
+    assert int(e["own_answers"]) == 0 and int(rows(out)["baseline"]["own_answers"]) == n
+    report = (out / "report.md").read_text()
+    assert f"**errata: {n} of {n} answers were fallbacks (unparsable {n}).**" in report
     losses = []
     for pos in s.positions:
         answer = read_answer(answer_path(out, "errata", pos.id))

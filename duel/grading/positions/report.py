@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
+from duel.agents.account import SeatAccount
 from duel.agents.llm.accounting import llm_totals
 from duel.agents.llm.totals import combine
 from duel.analysis.summary import BLUNDER
@@ -29,7 +30,8 @@ COLUMNS: Final = [
     "variant", "hash", "reasoning", "positions", "mean_loss", "loss_ci_low", "loss_ci_high",
     "best_rate", "blunder_rate", "first_try_legal", "first_try_ci_low", "first_try_ci_high",
     "legal_after_retries", "legal_ci_low", "legal_ci_high", "mean_attempts", "fallbacks",
-    "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd", "latency_per_call_s",
+    "own_answers", "forfeits", "input_tokens", "output_tokens", "reasoning_tokens", "cost_usd",
+    "latency_per_call_s",
     "tool_calls_per_answer", "seconds_per_answer", "paired_positions", "diff_vs_baseline",
     "diff_ci_low", "diff_ci_high", "p_value"]
 
@@ -81,6 +83,10 @@ def summarise(suite: Suite, found: list[Answer]) -> list[dict[str, Any]]:
                                            for a in mine.values()]),
             "seconds_per_answer": mean([a.seconds for a in mine.values()]),
         }
+        account = SeatAccount.of_decisions(
+            {**a.details, **({"forfeit": True} if a.forfeit else {})} for a in mine.values())
+        row["own_answers"], row["forfeits"] = account.own, account.forfeits
+        row["account"] = account.to_json()
         row["loss_ci_low"], row["loss_ci_high"] = bootstrap_ci(values)
         row["first_try_ci_low"], row["first_try_ci_high"] = wilson(first, moves)
         row["legal_ci_low"], row["legal_ci_high"] = wilson(legal, moves)
@@ -128,6 +134,12 @@ def markdown(table: list[dict[str, Any]], suite: Suite, suite_name: str) -> str:
                                     f"{r['diff_ci_high']:+.4f})" if paired else "—",
             "p": format_p(r["p_value"]) if paired else "—"})
     lines.append(tables.markdown(rows))
+    for r in table:  # whose answers the figures count, where not all were the model's
+        acc = SeatAccount.from_json(r["account"])
+        if not acc.clean:
+            lines += ["", f"**{r['variant']}: {acc.brief().replace('moves', 'answers')}.** "
+                      "Those answers are scored like any answer, but the model did not make "
+                      "them."]
     lines += ["", "Loss of an answer: the analyser's value of its best move minus that of the "
               "move answered (the seat's expected score, win 1, draw 1/2; a resignation is worth "
               "0), from the suite; lower is better. Mean loss over the positions answered, with "
