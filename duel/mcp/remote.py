@@ -39,6 +39,8 @@ _STATUS: dict[int, type[DuelError]] = {401: AuthError, 403: ForbiddenError,
                                        404: GameNotFoundError, 409: ConflictError,
                                        413: TooLargeError, 429: BusyError}
 SHOWN = 300  # characters of a server's refusal quoted back
+BUSY_WAIT = 60.0  # seconds one request waits at most for a busy or unreachable server
+CONNECT_RETRIES = 4  # tries again of a connection that did not reach the server
 
 
 def refusal(r: httpx.Response) -> DuelError:
@@ -75,13 +77,35 @@ class Server:
 
     def answer(self, method: str, path: str, token: str | None = None,
                **kw: Any) -> httpx.Response:
-        """The server's answer (its headers too), or the DuelError of its refusal."""
+        """The server's answer (its headers too), or the DuelError of its refusal. Busy is
+        not broken: a 429 or 503 is waited for as its retry-after says, and a connection
+        that never reached the server is tried again with backoff, for at most BUSY_WAIT
+        seconds (neither can have applied a move: a move is sent with its ply anyway)."""
+        from duel.agents.remote import retry_after
+        from duel.agents.waiting import backoff_wait
+
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        try:
-            r = self.client.request(method, self.url + path, headers=headers, **kw)
-        except httpx.HTTPError as exc:
-            raise UsageError(f"cannot reach the duel server at {self.url}: "
-                             f"{type(exc).__name__}: {exc}") from None
+        deadline = time.monotonic() + BUSY_WAIT
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                r = self.client.request(method, self.url + path, headers=headers, **kw)
+            except httpx.ConnectError as exc:
+                wait = backoff_wait(tries, 0.25)
+                if tries > CONNECT_RETRIES or time.monotonic() + wait > deadline:
+                    raise UsageError(f"cannot reach the duel server at {self.url}: "
+                                     f"{type(exc).__name__}: {exc}") from None
+            except httpx.HTTPError as exc:
+                raise UsageError(f"cannot reach the duel server at {self.url}: "
+                                 f"{type(exc).__name__}: {exc}") from None
+            else:
+                if r.status_code not in (429, 503):
+                    break
+                wait = backoff_wait(tries, 0.5, retry_after=retry_after(r.headers))
+                if time.monotonic() + wait > deadline:
+                    break  # busy past the wait: its refusal, in the server's words
+            time.sleep(wait)
         if r.status_code >= 400:
             raise refusal(r)
         return r

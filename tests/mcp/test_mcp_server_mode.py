@@ -149,3 +149,26 @@ def test_an_unreachable_server_is_a_tool_error(tmp_path: Path) -> None:
                               args=["-m", "duel.cli", "mcp", "--server", url,
                                     "--no-transcripts"], cwd=str(ROOT)),
         body)
+
+
+def test_a_busy_server_is_waited_for_as_it_asks() -> None:
+    """Issue 39: the remote seat's requests wait out a 429/503 as its retry-after says, and try
+    a connection that never reached the server again, before they count as a refusal."""
+    import httpx
+
+    from duel.mcp.remote import Server
+
+    answers = [httpx.Response(429, headers={"retry-after-ms": "30"}, json={"detail": "busy"}),
+               httpx.Response(503, headers={"retry-after": "0"}, json={"detail": "busy"}),
+               httpx.Response(200, json={"ok": True})]
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.url.path)
+        if len(seen) == 1:
+            raise httpx.ConnectError("refused", request=request)
+        return answers.pop(0)
+
+    server = Server("http://duel.test", client=httpx.Client(transport=httpx.MockTransport(handler)))
+    assert server.request("GET", "/games/x/info") == {"ok": True}
+    assert seen == ["/games/x/info"] * 4
