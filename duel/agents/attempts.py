@@ -262,8 +262,8 @@ class AskingSeat:
         self._harness_row += 1
         limit = self.policy.stop_after or 0
         if limit and self._harness_row >= limit:
-            asked = next(iter(decision.details.values()), {})
-            calls = asked.get("calls") or [{}] if isinstance(asked, dict) else [{}]
+            asked: Any = next(iter(decision.details.values()), {})
+            calls: list[Any] = (asked.get("calls") or [{}]) if isinstance(asked, dict) else [{}]
             said = str(calls[-1].get("error") or calls[-1].get("category") or "")
             raise SeatFailedError(
                 f"{self.spec}: {self._harness_row} moves in a row would have been fallbacks, "
