@@ -19,6 +19,7 @@ seat's prompt, view and legal moves only: never a hidden card. Needs the ``opene
 
 from __future__ import annotations
 
+import json
 import time
 from functools import partial
 from typing import Any
@@ -34,7 +35,7 @@ from openenv.core.env_server import (
     State,
     create_app,
 )
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from duel.envs.text import Observation as TextObservation
 from duel.envs.text import TextEnv
@@ -50,6 +51,17 @@ class DuelAction(Action):  # type: ignore[misc]  # openenv-core ships no type in
     around it, as the prompt asks)."""
 
     reply: str = Field(max_length=REPLY_LIMIT, description="the model's raw reply text")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _move_as_reply(cls, data: Any) -> Any:
+        """The move's JSON object itself, as a client that sends the model's JSON reply as the
+        action sends it (verifiers' OpenEnv taskset does), is that reply."""
+        if isinstance(data, dict) and "reply" not in data and "move" in data:
+            meta = data.get("metadata", {})
+            move = {k: v for k, v in data.items() if k != "metadata"}
+            return {"reply": json.dumps(move), "metadata": meta}
+        return data
 
 
 class DuelObservation(Observation):  # type: ignore[misc]

@@ -21,40 +21,12 @@ import pytest
 pytest.importorskip("openenv", reason="the openenv extra is not installed (duel[openenv])")
 
 from helpers.live_server import free_port  # noqa: E402
+from helpers.openenv_server import OpenEnvServer  # noqa: E402
 
 from duel.envs import TextEnv  # noqa: E402
-from duel.envs.openenv import DuelAction, DuelEnvClient  # noqa: E402
+from duel.envs.openenv import DuelAction  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class OpenEnvServer:
-    def __init__(self, tmp: Path, *options: str) -> None:
-        self.url = f"http://127.0.0.1:{free_port()}"
-        self.log = tmp / "server.log"
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        with self.log.open("ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "duel.cli", "openenv", "--port",
-                 self.url.rsplit(":", 1)[1], *options], cwd=ROOT, env=env, stdout=log,
-                stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.log.read_text()
-            try:
-                if httpx.get(self.url + "/health", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise AssertionError(self.log.read_text())
-
-    def client(self) -> DuelEnvClient:
-        return DuelEnvClient(base_url=self.url, message_timeout_s=120).sync()
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(30)
 
 
 @pytest.fixture()
