@@ -111,3 +111,17 @@ def test_openenv_validate_passes_against_the_running_server(serve) -> None:
     report = json.loads(done.stdout)
     assert done.returncode == 0 and report["summary"]["failed_criteria"] == [], report
     assert report["summary"]["passed_count"] >= 6
+
+
+def test_the_action_is_the_reply_or_the_move_s_json_itself() -> None:
+    """verifiers' OpenEnv taskset sends the model's JSON reply as the action: a move object is
+    that reply; anything else must be {"reply": ...} (openenv-core's models forbid extras)."""
+    from pydantic import ValidationError
+
+    move = {"move": "DISCARD", "moveData": {"cardIndex": 1}}
+    assert json.loads(DuelAction.model_validate(move).reply) == move
+    assert DuelAction.model_validate({"reply": "words"}).reply == "words"
+    with pytest.raises(ValidationError):
+        DuelAction.model_validate({"text": "words"})
+    with pytest.raises(ValidationError):
+        DuelAction(reply="x" * 20_001)
