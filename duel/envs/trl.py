@@ -41,6 +41,11 @@ TOOLS_NOTE = ("You play through tools: get_state, legal_moves, explain and simul
 UNFINISHED = -1.0  # get_reward's addition for a game the rollout did not finish
 
 
+class ToolCallError(DuelError, ValueError):
+    """A tool call refused (an illegal move, an unknown card, no game yet): a ValueError, as
+    TRL's tool loop expects, whose message it sends back to the model as the tool's answer."""
+
+
 class _SeatView:
     """The tool set's `Table` for a TextEnv's seat: its view (it is player2 there) and nothing
     else; a move is played through the env's step, never here."""
@@ -157,13 +162,13 @@ class DuelToolEnv:
         """
         env = self._env
         if env.done:
-            raise ValueError("the game is over: make no more moves")
+            raise ToolCallError("the game is over: make no more moves")
         result = env.step(_compact({"move": move, "moveData": moveData}))
         self.rewards.append(result.reward)
         self.infos.append(result.info)
         info = result.info
         if info.get("refused") and not info.get("fallback"):
-            raise ValueError(f"move refused (attempt {info['attempts']} of "
+            raise ToolCallError(f"move refused (attempt {info['attempts']} of "
                              f"{env.settings['max_attempts']}): {info['refused']}")
         # Your move in words; the opponent's answers are in the next turn's message.
         out: dict[str, Any] = {"played": info["move_text"]}
@@ -180,11 +185,11 @@ class DuelToolEnv:
     # ------------------------------------------------------------------ inside
     def _look_up_json(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         if self._tools is None:
-            raise ValueError("no game yet: the trainer calls reset() first")
+            raise ToolCallError("no game yet: the trainer calls reset() first")
         try:
             return self._tools.call(name, args)
         except DuelError as exc:  # a tool's refusal is the model's to read, as TRL expects
-            raise ValueError(str(exc)) from None
+            raise ToolCallError(str(exc)) from None
 
     def _look_up(self, name: str, args: dict[str, Any]) -> str:
         return _compact(self._look_up_json(name, args))
