@@ -41,7 +41,7 @@ NEW_GAME = ToolDef(
                                  "configured, by name"},
      "seat": {"type": "integer", "enum": [1, 2], "default": 1,
               "description": "your true seat: 1 moves first in the wonder draft"},
-     "seed": {"type": ["integer", "null"], "minimum": 0, "maximum": SEED_MAX, "default": None,
+     "seed": {"type": "integer", "minimum": 0, "maximum": SEED_MAX,
               "description": "the deal's seed (omit for a random deal)"}})
 
 JOIN_GAME = ToolDef(
@@ -91,7 +91,7 @@ class Games:
         args = check_arguments(NEW_GAME, arguments)
         opponent = args["opponent"].strip()
         seat = Seat.of_player(args["seat"])
-        seed = args["seed"]
+        seed = args.get("seed")
         self._room()
         if self.server is not None:
             code, token = self.server.create(opponent, seat, seed)
