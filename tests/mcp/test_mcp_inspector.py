@@ -1,0 +1,129 @@
+"""`duel mcp` driven by the official MCP Inspector's CLI, as a user of MCP tooling would: its
+tools/list finds no portability problem, and a whole game is played to the end over streamable
+HTTP and over stdio, where the Inspector starts one `duel mcp` process per call (the game is
+kept with `--games DIR`). Every legal move sent is accepted: moveData typed in as JSON (which
+the Inspector converts by the schema) and, verbatim, as a JSON string; seed as "11"."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from helpers.inspector import Inspector, install
+from helpers.live_server import ROOT, free_port
+
+import duel
+from duel.agents.tools import SeatStatus
+from duel.engine import Seat
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def launcher() -> Path:
+    return install()
+
+
+@pytest.fixture
+def http_url(tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    log = (tmp_path / "mcp.log").open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "duel.cli", "mcp", "--http", str(port),
+                             "--transcripts", str(tmp_path / "games")], cwd=ROOT, stdout=log,
+                            stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(url, timeout=2)
+                break
+            except httpx.HTTPError:
+                assert proc.poll() is None, (tmp_path / "mcp.log").read_text()
+                assert time.monotonic() < deadline, "duel mcp --http did not start"
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(15)
+        log.close()
+
+
+def stdio_target(tmp_path: Path) -> list[str]:
+    """A client configuration file, in the shape Claude Desktop and Cursor read, for the
+    Inspector to start `duel mcp` from."""
+    config = {"mcpServers": {"duel": {
+        "command": sys.executable,
+        "args": ["-m", "duel.cli", "mcp", "--games", str(tmp_path / "kept"),
+                 "--transcripts", str(tmp_path / "games")],
+        "cwd": str(ROOT)}}}
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps(config))
+    return ["--config", str(path), "--server", "duel"]
+
+
+def legal(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    """The seat's legal moves from the state an answer holds, by the engine's generator from
+    the view (what legal_moves answers): one Inspector call a turn, not two."""
+    status = SeatStatus(Seat.P2, answer["state"], None, False)
+    return [m.to_json() for m in status.info.template.legal_moves()]
+
+
+def play_game(inspector: Inspector, seed_as: Any, rng: random.Random) -> dict[str, Any]:
+    """A whole game against the random agent: moveData typed in on even turns, a JSON string
+    sent verbatim on odd ones. Every move is legal, and every one must be accepted."""
+    ok, answer = inspector.call("new_game", {"opponent": "random", "seed": seed_as},
+                                as_json=True)
+    assert ok, answer
+    assert isinstance(answer, dict)
+    game = answer["game"]
+    ok, listed = inspector.call("legal_moves", {"game": game})
+    assert ok and isinstance(listed, dict)
+    assert [{k: m[k] for k in ("move", "moveData")} for m in listed["moves"]] == legal(answer)
+    turns = 0
+    while not answer["over"]:
+        assert answer["your_turn"], answer
+        move = rng.choice(legal(answer))
+        if turns % 2:
+            ok, answer = inspector.call("make_move", {
+                "game": game, "move": move["move"], "moveData": json.dumps(move["moveData"])},
+                as_json=True)
+        else:
+            ok, answer = inspector.call("make_move", {"game": game, **move})
+        assert ok, f"a legal move was refused: {move}: {answer}"
+        assert isinstance(answer, dict)
+        turns += 1
+    assert answer["result"]["victory"] in ("military", "science", "civilian")
+    return answer
+
+
+def test_tools_list_has_no_portability_problem(launcher: Path, tmp_path: Path) -> None:
+    rc, out = Inspector(launcher, stdio_target(tmp_path)).run("--method", "tools/list",
+                                                             "--strict")
+    assert rc == 0, out
+    assert out.get("schemaFindings", []) == [], out["schemaFindings"]
+    names = [t["name"] for t in out["result"]["tools"]]
+    assert names[0] == "new_game" and "make_move" in names
+
+
+def test_a_whole_game_over_http(launcher: Path, http_url: str, tmp_path: Path) -> None:
+    play_game(Inspector(launcher, [http_url]), 11, random.Random(3))
+    (path,) = (tmp_path / "games").iterdir()
+    duel.replay(path)
+
+
+def test_a_whole_game_over_stdio_one_process_per_call(launcher: Path, tmp_path: Path) -> None:
+    inspector = Inspector(launcher, stdio_target(tmp_path))
+    play_game(inspector, "11", random.Random(4))  # seed typed as a string, as some send it
+    (path,) = (tmp_path / "games").iterdir()
+    duel.replay(path)  # the complete transcript, written once the game was over
+    ok, text = inspector.call("get_state", {"game": "g9"})
+    assert not ok and "no game 'g9'" in str(text)
