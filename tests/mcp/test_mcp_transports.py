@@ -83,7 +83,9 @@ def test_bad_options_are_one_line_and_exit_2(tmp_path: Path) -> None:
                            (["--agent", "x"], "--agent takes NAME=SPEC"),
                            (["--agent", "bad=nonsense:kind"], "bad=nonsense:kind"),
                            (["--server", "http://127.0.0.1:1", "--agent", "a=rule"],
-                            "with --server")):
+                            "with --server"),
+                           (["--server", "http://127.0.0.1:1", "--games", str(tmp_path)],
+                            "--games keeps hosted games")):
         done = subprocess.run([sys.executable, "-m", "duel.cli", "mcp", *options], cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 2, done.stderr

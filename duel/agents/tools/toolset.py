@@ -1,11 +1,12 @@
 """The one tool set: what a seat may ask about its game, and its move, as tools.
 
 Each tool is defined once here (`TOOLS`: a name, a description and the JSON Schema of its
-arguments, the move's built from the engine's move model, `duel.engine.moves`) and answered
-once here (`SeatTools.call`), from the seat's `SeatStatus` only. The MCP server
-(`duel.mcp`) publishes them with a `game` argument added; the LLM seat's tool loop offers them
-as function tools. Both check the arguments they receive here, against the published schema,
-so a client reads exactly the rules it is held to.
+arguments, the move's built from the engine's move model in `schemas.py`, which also derives
+the providers' forms) and answered once here (`SeatTools.call`), from the seat's `SeatStatus`
+only. The MCP server (`duel.mcp`) publishes them with a `game` argument added; the LLM seat's
+tool loop offers them as function tools. Both check the arguments they receive here, against
+the published schema (after the slips clients are known to make are repaired and named:
+`lenient.py`), so a client reads exactly the rules it is held to.
 
 Tools that only read (`get_state`, `legal_moves`, `explain`, `simulate`) never change the game;
 `make_move` commits the seat's turn through the game's host (a `Table`) and answers with the
