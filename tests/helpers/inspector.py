@@ -44,6 +44,7 @@ def install() -> Path:
     try:
         done = subprocess.run(
             ["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error",
+             "--fetch-retries=1", "--fetch-timeout=60000",
              f"@modelcontextprotocol/inspector@{VERSION}"],
             cwd=tmp, capture_output=True, text=True, timeout=INSTALL_LIMIT)
     except subprocess.TimeoutExpired:
@@ -53,7 +54,7 @@ def install() -> Path:
     if done.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)
         pytest.skip("npm could not install the MCP Inspector (is the npm registry "
-                    f"reachable?): {done.stderr.strip()[-300:]}")
+                    f"reachable?): {' '.join(done.stderr.split())[:300]}")
     if not home.exists():  # another run may have finished first: keep its copy
         os.replace(tmp, home)
     shutil.rmtree(tmp, ignore_errors=True)
@@ -63,15 +64,20 @@ def install() -> Path:
 @dataclass
 class Inspector:
     """One Inspector CLI call per method: `target` names the server (a URL, or `--config
-    FILE --server NAME` for stdio, where the Inspector starts the server for that call)."""
+    FILE --server NAME` for stdio, where the Inspector starts the server for that call).
+    `home` is the Inspector's home folder (it keeps a catalog and OAuth state there): the
+    test's own, not the user's."""
 
     launcher: Path
     target: list[str]
+    home: Path
 
     def run(self, *args: str) -> tuple[int, dict[str, Any]]:
+        self.home.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(["node", str(self.launcher), "--cli", *self.target,
                                "--format", "json", "-q", *args],
-                              capture_output=True, text=True, timeout=CALL_LIMIT)
+                              capture_output=True, text=True, timeout=CALL_LIMIT,
+                              env={**os.environ, "HOME": str(self.home)})
         out = done.stdout.strip() or done.stderr.strip()
         try:
             return done.returncode, json.loads(out)

@@ -22,7 +22,7 @@ from helpers.live_server import ROOT, free_port
 
 import duel
 from duel.agents.tools import SeatStatus
-from duel.engine import Seat
+from duel.engine import CARDS, Seat
 
 pytestmark = pytest.mark.slow
 
@@ -77,6 +77,20 @@ def legal(answer: dict[str, Any]) -> list[dict[str, Any]]:
     return [m.to_json() for m in status.info.template.legal_moves()]
 
 
+def choose(answer: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """The red card with the most shields when one can be built, else a random legal move:
+    a game that ends early by military supremacy costs fewer calls (each starts node, and
+    over stdio duel mcp too)."""
+    t = SeatStatus(Seat.P2, answer["state"], None, False).info.template
+    moves = legal(answer)
+    shields = {i: CARDS[c].shields for i, c in enumerate(t.pyramid) if c >= 0}
+    red = [m for m in moves if m["move"] == "CONSTRUCT_BUILDING"
+           and shields.get(m["moveData"]["cardIndex"], 0)]
+    if red:
+        return max(red, key=lambda m: shields[m["moveData"]["cardIndex"]])
+    return rng.choice(moves)
+
+
 def play_game(inspector: Inspector, seed_as: Any, rng: random.Random) -> dict[str, Any]:
     """A whole game against the random agent: moveData typed in on even turns, a JSON string
     sent verbatim on odd ones. Every move is legal, and every one must be accepted."""
@@ -91,7 +105,7 @@ def play_game(inspector: Inspector, seed_as: Any, rng: random.Random) -> dict[st
     turns = 0
     while not answer["over"]:
         assert answer["your_turn"], answer
-        move = rng.choice(legal(answer))
+        move = choose(answer, rng)
         if turns % 2:
             ok, answer = inspector.call("make_move", {
                 "game": game, "move": move["move"], "moveData": json.dumps(move["moveData"])},
@@ -102,12 +116,13 @@ def play_game(inspector: Inspector, seed_as: Any, rng: random.Random) -> dict[st
         assert isinstance(answer, dict)
         turns += 1
     assert answer["result"]["victory"] in ("military", "science", "civilian")
+    assert turns >= 10 and answer["ply"] >= 2 * turns - 1, (turns, answer["ply"])
     return answer
 
 
 def test_tools_list_has_no_portability_problem(launcher: Path, tmp_path: Path) -> None:
-    rc, out = Inspector(launcher, stdio_target(tmp_path)).run("--method", "tools/list",
-                                                             "--strict")
+    inspector = Inspector(launcher, stdio_target(tmp_path), tmp_path / "home")
+    rc, out = inspector.run("--method", "tools/list", "--strict")
     assert rc == 0, out
     assert out.get("schemaFindings", []) == [], out["schemaFindings"]
     names = [t["name"] for t in out["result"]["tools"]]
@@ -115,14 +130,15 @@ def test_tools_list_has_no_portability_problem(launcher: Path, tmp_path: Path) -
 
 
 def test_a_whole_game_over_http(launcher: Path, http_url: str, tmp_path: Path) -> None:
-    play_game(Inspector(launcher, [http_url]), 11, random.Random(3))
+    end = play_game(Inspector(launcher, [http_url], tmp_path / "home"), 12, random.Random(3))
+    assert end["result"]["victory"] == "military"  # the seed and moves of a short game
     (path,) = (tmp_path / "games").iterdir()
     duel.replay(path)
 
 
 def test_a_whole_game_over_stdio_one_process_per_call(launcher: Path, tmp_path: Path) -> None:
-    inspector = Inspector(launcher, stdio_target(tmp_path))
-    play_game(inspector, "11", random.Random(4))  # seed typed as a string, as some send it
+    inspector = Inspector(launcher, stdio_target(tmp_path), tmp_path / "home")
+    play_game(inspector, "12", random.Random(3))  # seed typed as a string, as some send it
     (path,) = (tmp_path / "games").iterdir()
     duel.replay(path)  # the complete transcript, written once the game was over
     ok, text = inspector.call("get_state", {"game": "g9"})
