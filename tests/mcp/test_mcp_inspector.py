@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from helpers.inspector import Inspector, install
-from helpers.live_server import ROOT, free_port
+from helpers.live_server import ROOT
+from helpers.mcp_client import http_server
 
 import duel
 from duel.agents.tools import SeatStatus
@@ -34,27 +32,9 @@ def launcher() -> Path:
 
 @pytest.fixture
 def http_url(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    log = (tmp_path / "mcp.log").open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "duel.cli", "mcp", "--http", str(port),
-                             "--transcripts", str(tmp_path / "games")], cwd=ROOT, stdout=log,
-                            stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/mcp"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(url, timeout=2)
-                break
-            except httpx.HTTPError:
-                assert proc.poll() is None, (tmp_path / "mcp.log").read_text()
-                assert time.monotonic() < deadline, "duel mcp --http did not start"
-                time.sleep(0.2)
+    options = ("--transcripts", str(tmp_path / "games"))
+    with http_server(tmp_path / "mcp.log", *options) as (url, _):
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(15)
-        log.close()
 
 
 def stdio_target(tmp_path: Path) -> list[str]:

@@ -95,7 +95,8 @@ def _gemini(schema: dict[str, Any]) -> dict[str, Any]:
     out = {k: copy.deepcopy(v) for k, v in schema.items() if k in GEMINI_KEYWORDS}
     if "properties" in schema:
         out["properties"] = {key: _gemini(prop) for key, prop in schema["properties"].items()}
-        out["required"] = list(schema.get("required", ()))
+        if schema.get("required"):
+            out["required"] = list(schema["required"])
     values = out.get("enum")
     if values is not None and out.get("type") != "string":
         # Gemini's enum is for strings: a whole-number enum becomes its bounds and words.
