@@ -183,8 +183,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "duel.agents.llm.harness"),
     ("duel.agents", "duel.guide"),  # the guided search is an agent (mcts:guide=...)
     ("duel.records", "duel.match", "duel.transcripts"),
-    ("duel.analysis", "duel.runs", "duel.rl", "duel.viewer", "duel.guide.train", "duel.envs"),
-    ("duel.grading", "duel.leaderboard", "server"),
+    ("duel.analysis", "duel.runs", "duel.rl", "duel.viewer", "duel.guide.train"),
+    ("duel.grading", "duel.leaderboard", "server", "duel.envs"),  # envs read position suites
     ("duel.bench", "duel.mcp"),
     ("duel.cli", "duel.api"),
 )

@@ -25,7 +25,6 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
@@ -42,7 +41,7 @@ from duel.agents.attempts import (
 )
 from duel.agents.builtin import HTTP
 from duel.agents.kinds import parse_params
-from duel.agents.waiting import backoff_wait
+from duel.agents.waiting import backoff_wait, retry_after
 from duel.engine import Move
 from duel.errors import SpecError
 
@@ -176,27 +175,6 @@ def _failed(call: HTTPCall, start: float, error: str) -> None:
     call.category = Category.TRANSPORT.value
     call.error = error
     call.latency_s = round(time.perf_counter() - start, 4)
-
-
-def retry_after(headers: httpx.Headers) -> float | None:
-    """Seconds a busy server asks for: retry-after-ms, or retry-after in seconds (an HTTP date
-    is read as the time until it)."""
-    for key, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(key)
-        if value is None:
-            continue
-        try:
-            return max(0.0, float(value) / scale)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value:
-        try:
-            when = parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        return max(0.0, when.timestamp() - time.time())
-    return None
 
 
 async def _post(client: httpx.AsyncClient, url: str, body: dict[str, Any]

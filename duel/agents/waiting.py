@@ -6,8 +6,10 @@ by this one rule."""
 
 from __future__ import annotations
 
+import email.utils
 import os
 import random
+import time
 from typing import Any
 
 from tenacity.wait import wait_base
@@ -19,6 +21,31 @@ from duel.errors import SpecError, TransportError
 # variable (set by the runs' --stop-after-fallbacks), else STOP_AFTER.
 STOP_AFTER = 3
 STOP_AFTER_ENV = "DUEL_STOP_AFTER_FALLBACKS"
+
+
+def retry_after(headers: Any) -> float | None:
+    """Seconds a busy server asks for in its headers: `retry-after-ms`, `retry-after` in
+    seconds, or `retry-after` as an HTTP date (None: no advice, or none that can be read)."""
+    if headers is None:
+        return None
+    for key, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(key)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / scale
+        except ValueError:
+            continue
+        return max(0.0, seconds) if seconds == seconds else None  # NaN: no advice
+    value = headers.get("retry-after")
+    if value:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is not None:
+            return max(0.0, when.timestamp() - time.time())
+    return None
 
 
 def backoff_wait(tries: int, base: float, cap: float = 60.0,

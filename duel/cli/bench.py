@@ -49,6 +49,19 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     q.add_argument("--out", default=None, help="keep each pairing's games there (resumes)")
     q.set_defaults(func=strength)
 
+    q = add("rewards", "what the training environment's rewards tell apart: two agents as "
+            "its policy on the same deals")
+    q.add_argument("--weak", default="mcts:iterations=50")
+    q.add_argument("--strong", default="mcts:iterations=200")
+    q.add_argument("--opponent", default="random")
+    q.add_argument("--deals", type=integer, default=100, help="deals, each from both seats")
+    q.add_argument("--quality-iterations", type=integer, default=50,
+                   help="analyser iterations per decision for the quality reward")
+    q.add_argument("--jobs", type=integer, default=2)
+    q.add_argument("--seed", type=seed, default=0)
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=rewards)
+
     q = add("dqn", "the learned agent against random and rule")
     q.add_argument("--games", type=integer, default=100, help="games per pairing")
     q.add_argument("--jobs", type=integer, default=2)
@@ -156,6 +169,18 @@ def strength(args: argparse.Namespace) -> int:
     header(args)
     bench_strength(args.games, args.time, args.jobs, args.seed, baseline=args.baseline,
                    out=args.out)
+    return 0
+
+
+def rewards(args: argparse.Namespace) -> int:
+    import json
+
+    from duel.bench.rewards import bench_rewards, text
+
+    header(args)
+    r = bench_rewards(args.weak, args.strong, args.opponent, args.deals,
+                      args.quality_iterations, args.jobs, args.seed)
+    print(json.dumps(r, indent=2) if args.json else text(r))
     return 0
 
 

@@ -59,6 +59,10 @@ def grade(args: argparse.Namespace) -> int:
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if args.json and not args.dry_run:
         raise UsageError("--json applies only with --dry-run")
+    if args.probe and not args.dry_run:
+        raise UsageError("--probe applies only with --dry-run")
+    if args.probe < 0:
+        raise UsageError(f"--probe must be 0 or more decisions, got {args.probe}")
     if args.positions is not None:
         return positions(args, variants)
     from duel.grading import games
@@ -71,7 +75,7 @@ def grade(args: argparse.Namespace) -> int:
             variants, args.model, args.opponent or GRADE_OPPONENT,
             GRADE_DEALS if args.deals is None else args.deals, args.out, seed=args.seed,
             jobs=run_options(args).jobs, until_decided=args.until_decided,
-            budget_usd=args.budget_usd), args)
+            budget_usd=args.budget_usd, probe=args.probe), args)
     if args.out is None:
         raise UsageError("--out is required: the folder for the games and the report")
     if args.look_every is not None and not args.until_decided:
@@ -121,7 +125,7 @@ def positions(args: argparse.Namespace, variants: list[str]) -> int:
 
         return show_dry_run(dry_run(suite_path, variants, args.model, out,
                                     jobs=4 if args.jobs is None else args.jobs,
-                                    budget_usd=args.budget_usd), args)
+                                    budget_usd=args.budget_usd, probe=args.probe), args)
     suite, outcome = run(suite_path, variants, args.model, out,
                          jobs=4 if args.jobs is None else args.jobs,
                          progress=not args.no_progress, budget_usd=args.budget_usd)

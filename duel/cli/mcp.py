@@ -27,6 +27,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="where hosted games are written (default: transcripts/ in the data "
                    "folder); sealed, without the deal, until the game is over")
     p.add_argument("--no-transcripts", action="store_true", help="keep no transcript")
+    p.add_argument("--games", default=None, metavar="DIR",
+                   help="keep hosted games in DIR, so that every duel mcp process started "
+                   "with it goes on with them (a client that starts one process per call, "
+                   "as the MCP Inspector's CLI does); DIR holds each game's seed: keep it "
+                   "from the player")
     p.add_argument("--agent", action="append", default=[], metavar="NAME=SPEC",
                    help="offer an opponent by name (repeatable), e.g. "
                    "gpt=llm:openai:gpt-5-mini: only these can call out or spend keys; "
@@ -62,7 +67,8 @@ def mcp(args: argparse.Namespace) -> int:
     # The data folder, not the working directory: a client may start us anywhere (even /).
     transcripts = None if args.no_transcripts else \
         Path(args.transcripts or data_dir(args.data_dir) / "transcripts")
-    games = Games(catalogue, transcripts, server, wait=args.wait, max_games=args.max_games)
+    games = Games(catalogue, transcripts, server, wait=args.wait, max_games=args.max_games,
+                  keep=Path(args.games) if args.games else None)
     if args.http is not None:
         print(f"duel MCP server at http://127.0.0.1:{args.http}/mcp"
               + (f", games in {transcripts}" if transcripts else ""), file=sys.stderr)

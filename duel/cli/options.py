@@ -49,7 +49,7 @@ def add_dry_run(p: argparse.ArgumentParser) -> None:
                    "counting where it has one)")
     p.add_argument("--json", action="store_true", help="with --dry-run: as one JSON object")
     p.add_argument("--probe", type=integer, default=0, metavar="N",
-                   help="with --dry-run (duel tournament): N paid decisions of each reasoning "
+                   help="with --dry-run: N paid decisions of each reasoning "
                    "LLM seat measure its reasoning, and the projection counts it (the probe's "
                    "cost is shown); without, a reasoning model's figure is a floor")
 

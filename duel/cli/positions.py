@@ -33,6 +33,16 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    help="analyser seed and the draw of positions (default 0)")
     p.add_argument("--jobs", type=integer, default=2, help="analyser processes (default 2)")
     p.set_defaults(func=extract, command_name="positions extract")
+    p = pos_sub.add_parser("export", help="a suite as a Hugging Face datasets folder: each "
+                           "position's prompt, legal moves and analysed values, for training")
+    p.add_argument("suite")
+    p.add_argument("--out", required=True, help="the dataset's folder (positions.jsonl, "
+                   "README.md)")
+    p.add_argument("--prompt", default="baseline", help="the prompt variant rendered")
+    p.add_argument("--harness", default="", metavar="K=V,...",
+                   help="the LLM seat's harness settings rendered (e.g. names=renamed,"
+                   "think=text)")
+    p.set_defaults(func=export, command_name="positions export")
     p = pos_sub.add_parser("check", help="check a suite: its schema, and every view's legal "
                            "moves against the engine")
     p.add_argument("suite")
@@ -53,6 +63,27 @@ def extract(args: argparse.Namespace) -> int:
     suite = run(args.transcripts, args.min_gap, args.per_kind, settings, args.seed or 0,
                 args.jobs, progress=sys.stderr.isatty())
     print(describe(suite, write(suite, args.out)))
+    return 0
+
+
+def export(args: argparse.Namespace) -> int:
+    import time
+
+    from duel.envs.positions import export as run
+    from duel.errors import UsageError
+
+    harness: dict[str, str] = {}
+    for part in filter(None, (x.strip() for x in args.harness.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or not key or not value:
+            raise UsageError(f"--harness: {part!r} is not KEY=VALUE")
+        harness[key] = value
+    start = time.perf_counter()
+    path = run(args.suite, args.out, args.prompt, harness)
+    n = sum(1 for _ in path.open())
+    print(f"{path}: {n} positions in {time.perf_counter() - start:.1f} s; load with "
+          f"datasets.load_dataset(\"json\", data_files=\"{path}\"); reward: "
+          "duel.envs.positions.position_reward")
     return 0
 
 

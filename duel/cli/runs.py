@@ -64,6 +64,10 @@ def tournament(args: argparse.Namespace) -> int:
     opts = run_options(args)
     if args.json and not args.dry_run:
         raise UsageError("--json applies only with --dry-run")
+    if args.probe and not args.dry_run:
+        raise UsageError("--probe applies only with --dry-run")
+    if args.probe < 0:
+        raise UsageError(f"--probe must be 0 or more decisions, got {args.probe}")
     if args.dry_run:
         from duel.runs.tournament import dry_run
 

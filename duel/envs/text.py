@@ -84,7 +84,7 @@ class TextEnv:
                  max_attempts: int = 3, fallback: str = "random",
                  quality_iterations: int = QUALITY_ITERATIONS,
                  transcripts: str | Path | None = None, model: str = "policy",
-                 open_box: bool = True) -> None:
+                 open_box: bool = True, quality_jobs: int = 0) -> None:
         self.mix = rewards.Mix.parse(reward)
         if str(seat) not in SEATS:
             raise SpecError(f"env: seat must be 1, 2 or alternate, got {seat!r}")
@@ -97,7 +97,15 @@ class TextEnv:
                                          "harness": dict(harness or {}),
                                          "max_attempts": max_attempts, "fallback": fallback}
         framework_seat(**self.settings)  # a bad prompt or harness fails here too
+        if quality_jobs < 0:
+            raise SpecError(f"env: quality_jobs must be 0 (judge each step here) or more "
+                            f"processes, got {quality_jobs}")
         self.quality_iterations = quality_iterations
+        # 0: each decision judged at its step (a dense reward); N: every decision judged at
+        # the episode's end, N at once in worker processes (the sum in the last reward)
+        self.quality_jobs = quality_jobs
+        self._pending: list[tuple[Any, ...]] = []
+        self._pool: Any = None
         self.transcripts = Path(transcripts) if transcripts is not None else None
         self.open_box = open_box
         self.episodes = 0
@@ -124,6 +132,7 @@ class TextEnv:
         self.state: GameState = new_game(seed, deal=deal, open_box=self.open_box, code=code)
         self.rngs = [agent_rng(seed, Seat.P1), agent_rng(seed, Seat.P2)]
         self.records: list[MoveRecord] = []
+        self._pending = []
         self.result: Result | None = None
         self.done = False
         self.episodes += 1
@@ -165,7 +174,10 @@ class TextEnv:
                                 "fallback": fallback, "move": decision.move.to_json()}
         if fallback:
             info["refused"] = decider.last_refusal
-        if self.mix.needs_analyser:
+        if self.mix.needs_analyser and self.quality_jobs:
+            self._pending.append((view, [m.to_json() for m in legal], decision.move.to_json(),
+                                  self.quality_iterations, self.seed, state.ply + 1))
+        elif self.mix.needs_analyser:
             info["analysis"] = self._quality(view, legal, decision.move)
             parts["quality"] = -info["analysis"]["loss"]
         start = time.perf_counter()
@@ -178,6 +190,9 @@ class TextEnv:
             assert self.result is not None
             for name in ("outcome", "margin"):
                 parts[name] = getattr(rewards, name)(self.result, self.seat)
+            if self._pending:  # quality_jobs: every decision's, judged now, in processes
+                info["quality"] = self._deferred_quality()
+                parts["quality"] = -round(sum(q["loss"] for q in info["quality"]), 4)
             info["result"] = self.result.to_json()
             info["account"] = self.account().to_json()
             info["transcript"] = str(self.transcript) if self.transcript else None
@@ -251,21 +266,48 @@ class TextEnv:
 
     def _quality(self, view: dict[str, Any], legal: list[Move], played: Move) -> dict[str, Any]:
         """The analyser's loss of the move played, from the seat's view (duel.analysis)."""
-        from duel.analysis.search import Settings, decision_seed, evaluate
+        return quality(view, [m.to_json() for m in legal], played.to_json(),
+                       self.quality_iterations, self.seed, self.state.ply + 1)
 
-        start = time.process_time()
-        settings = Settings(iterations=self.quality_iterations)
-        values, done = evaluate(view, legal, played, settings,
-                                random.Random(decision_seed(self.seed, self.state.ply + 1)))
-        best = values[0]
-        mine = next(v for v in values if v.move == played)
-        return {"loss": round(max(0.0, best.value - mine.value), 4),
-                "best": best.move.to_json(), "best_value": best.value,
-                "played_value": mine.value, "iterations": done,
-                "cpu_s": round(time.process_time() - start, 4)}
+    def _deferred_quality(self) -> list[dict[str, Any]]:
+        """Every decision's quality at the episode's end, `quality_jobs` at once in a pool of
+        processes (the pool is kept for the next episodes; close() ends it)."""
+        from concurrent.futures import ProcessPoolExecutor
+
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.quality_jobs)
+        futures = [self._pool.submit(quality, *task) for task in self._pending]
+        self._pending = []
+        return [f.result() for f in futures]
 
     @staticmethod
     def _words(state: GameState, move: Move) -> str:
         from duel.words import move_text
 
         return move_text(state, move)
+
+    def close(self) -> None:
+        """End the analyser's processes, if any."""
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+
+def quality(view: dict[str, Any], legal: list[dict[str, Any]], played: dict[str, Any],
+            iterations: int, seed: int, ply: int) -> dict[str, Any]:
+    """The analyser's loss of `played` among `legal` (moves in the view's labels), searched
+    from `view` alone at `iterations` (a module-level function: it runs in a worker process
+    too). Its CPU seconds are reported."""
+    from duel.analysis.search import Settings, decision_seed, evaluate
+
+    start = time.process_time()
+    moves = [Move.from_json(m) for m in legal]
+    move = Move.from_json(played)
+    values, done = evaluate(view, moves, move, Settings(iterations=iterations),
+                            random.Random(decision_seed(seed, ply)))
+    best = values[0]
+    mine = next(v for v in values if v.move == move)
+    return {"ply": ply, "loss": round(max(0.0, best.value - mine.value), 4),
+            "best": best.move.to_json(), "best_value": best.value,
+            "played_value": mine.value, "iterations": done,
+            "cpu_s": round(time.process_time() - start, 4)}

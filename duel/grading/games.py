@@ -210,7 +210,7 @@ def run(variants: list[str], model: str, opponent: str, deals: int, out: str, se
 
 def dry_run(variants: list[str], model: str, opponent: str, deals: int, out: str | None,
             seed: int = 0, jobs: int = 4, until_decided: bool = False,
-            budget_usd: float | None = None) -> DryRun:
+            budget_usd: float | None = None, probe: int = 0) -> DryRun:
     """What `run` would play (the games kept in `out` left out) and its projected cost, with
     nothing played and nothing written (duel.runs.dryrun). With `until_decided` the figures
     are the maximum: the sequential test may stop the run earlier."""
@@ -231,7 +231,7 @@ def dry_run(variants: list[str], model: str, opponent: str, deals: int, out: str
             + (f"; {done} games found done in {out}, not counted" if done else ""))
     notes = [f"--until-decided: these are the maximum ({deals} deals); the sequential test "
              "may stop the run earlier"] if until_decided else []
-    found = project("duel grade", len(todo), plan, seats, seed, jobs, notes)
+    found = project("duel grade", len(todo), plan, seats, seed, jobs, notes, probe=probe)
     found.budget_usd = budget_usd
     return found
 

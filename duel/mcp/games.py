@@ -21,6 +21,7 @@ from duel.errors import BusyError, GameNotFoundError, UsageError
 from duel.util.numbers import SEED_MAX
 
 from .hosted import HostedGame
+from .kept import Kept
 from .remote import RemoteSeat, Server
 
 DEFAULT_OPPONENT = "mcts:time=1"
@@ -41,7 +42,7 @@ NEW_GAME = ToolDef(
                                  "configured, by name"},
      "seat": {"type": "integer", "enum": [1, 2], "default": 1,
               "description": "your true seat: 1 moves first in the wonder draft"},
-     "seed": {"type": ["integer", "null"], "minimum": 0, "maximum": SEED_MAX, "default": None,
+     "seed": {"type": "integer", "minimum": 0, "maximum": SEED_MAX,
               "description": "the deal's seed (omit for a random deal)"}})
 
 JOIN_GAME = ToolDef(
@@ -62,16 +63,19 @@ class Entry:
     table: HostedGame | RemoteSeat
     tools: SeatTools
     lock: threading.Lock
+    opponent: str = ""  # as new_game was asked (a kept game's opponent is built anew from it)
 
 
 class Games:
     """The games of one MCP server. `catalogue` builds hosted games' opponents (the operator's
     agents and the public built-ins, with `duel serve`'s caps); with `server`, games are seats
-    of that `duel serve` server instead."""
+    of that `duel serve` server instead; with `keep` (a folder), hosted games are kept there
+    for any process to go on with (`kept.py`)."""
 
     def __init__(self, catalogue: Any = None, transcripts: Path | None = None,
                  server: Server | None = None, wait: float = 120.0,
-                 max_games: int = MAX_GAMES, open_box: bool = True) -> None:
+                 max_games: int = MAX_GAMES, open_box: bool = True,
+                 keep: Path | None = None) -> None:
         if catalogue is None:
             from server.catalogue import Catalogue
 
@@ -82,6 +86,9 @@ class Games:
         self.wait = wait
         self.max_games = max_games
         self.open_box = open_box
+        if keep is not None and server is not None:
+            raise UsageError("--games keeps hosted games; a duel server keeps its own")
+        self.kept = Kept(keep) if keep is not None else None
         self.games: dict[str, Entry] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -91,7 +98,7 @@ class Games:
         args = check_arguments(NEW_GAME, arguments)
         opponent = args["opponent"].strip()
         seat = Seat.of_player(args["seat"])
-        seed = args["seed"]
+        seed = args.get("seed")
         self._room()
         if self.server is not None:
             code, token = self.server.create(opponent, seat, seed)
@@ -99,11 +106,18 @@ class Games:
         agent = self.catalogue.build(opponent)  # SpecError: not offered, or over the caps
         if seed is None:
             seed = secrets.randbelow(SEED_MAX)  # unpredictable: the deal stays secret
-        gid = f"g{next(self._ids)}"
+        if self.kept is None:
+            return self._start(f"g{next(self._ids)}", seat, agent, seed, opponent)
+        with self.kept.lock():
+            return self._start(self.kept.new_id(), seat, agent, seed, opponent)
+
+    def _start(self, gid: str, seat: Seat, agent: Any, seed: int, opponent: str
+               ) -> dict[str, Any]:
         game = HostedGame(gid, seat, agent, seed, self.transcripts, self.open_box)
-        entry = self._add(gid, game)
+        entry = self._add(gid, game, opponent)
         with entry.lock:
             played = game.start()
+            self._keep(entry)
         return self._answer(gid, entry, played)
 
     def join_game(self, arguments: Any) -> dict[str, Any]:
@@ -148,8 +162,8 @@ class Games:
         raise BusyError(f"this MCP server holds {self.max_games} games already; finish one "
                         "(or restart it)")
 
-    def _add(self, gid: str, table: HostedGame | RemoteSeat) -> Entry:
-        entry = Entry(table, SeatTools(table), threading.Lock())
+    def _add(self, gid: str, table: HostedGame | RemoteSeat, opponent: str = "") -> Entry:
+        entry = Entry(table, SeatTools(table), threading.Lock(), opponent)
         with self._lock:
             self.games[gid] = entry
         return entry
@@ -163,16 +177,45 @@ class Games:
             raise UsageError("this tool needs the game's id as argument game (new_game "
                              "answers it)")
         entry = self.games.get(gid)
+        if self.kept is not None and (entry is None or self.kept.changed(gid)):
+            entry = self._reload(gid) or entry
         if entry is None:
             known = ", ".join(list(self.games)[-10:]) or "none yet: call new_game"
             raise GameNotFoundError(f"no game {gid[:64]!r} on this MCP server; games: {known}")
         return entry
 
+    def _reload(self, gid: str) -> Entry | None:
+        """A kept game, as the folder has it now (another process may have moved it)."""
+        assert self.kept is not None
+        loaded = self.kept.load(gid, self.catalogue.build)
+        if loaded is None:
+            return None
+        game, opponent, calls = loaded
+        old = self.games.get(gid)
+        if old is not None and isinstance(old.table, HostedGame):
+            old.table.detach()
+        entry = self._add(gid, game, opponent)
+        entry.tools.calls = calls
+        return entry
+
+    def _keep(self, entry: Entry) -> None:
+        if self.kept is not None and isinstance(entry.table, HostedGame):
+            self.kept.save(entry.table, entry.opponent, entry.tools.calls)
+
     def call(self, name: str, arguments: Any) -> dict[str, Any]:
         """A seat tool's answer for the game the arguments name."""
+        if self.kept is None:
+            return self._call(name, arguments)
+        with self.kept.lock():
+            return self._call(name, arguments)
+
+    def _call(self, name: str, arguments: Any) -> dict[str, Any]:
         entry = self.entry(arguments)
         with entry.lock:  # one call at a time per game: its tool calls form one log
-            return entry.tools.call(name, arguments, skip=("game",))
+            try:
+                return entry.tools.call(name, arguments, skip=("game",))
+            finally:
+                self._keep(entry)  # a refused call is in the log too
 
     def wait_turn(self, arguments: Any, seconds: float) -> None:
         """For a server's game: wait up to `seconds` for the seat's turn (a person may take
@@ -184,7 +227,10 @@ class Games:
     def close(self) -> None:
         for entry in list(self.games.values()):
             if isinstance(entry.table, HostedGame):
-                entry.table.close()
+                if self.kept is not None:  # another process may go on with it: still sealed
+                    entry.table.detach()
+                else:
+                    entry.table.close()
         if self.server is not None:
             self.server.close()
 

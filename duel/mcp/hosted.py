@@ -163,3 +163,43 @@ class HostedGame:
         with self.lock:
             if self.result is None:
                 self._write_complete(None)
+
+    def detach(self) -> None:
+        """This process lets go of a game kept in a folder (`kept.py`): another process goes on
+        with it, so its transcript stays sealed."""
+        with self.lock:
+            if self._writer is not None:
+                self._writer.close()
+
+    # ------------------------------------------------------------------ kept across processes
+    def snapshot(self) -> dict[str, Any]:
+        """What `restore` needs to go on with this game in another process: the deal's seed,
+        the moves as decided, the opponent's generator and the transcript's place."""
+        with self.lock:
+            rng = self.rng.getstate()
+            return {"id": self.id, "seat": self.seat.player, "seed": self.seed,
+                    "code": self.state.code, "open_box": self.state.open_box,
+                    "header": self.header, "path": str(self.path) if self.path else None,
+                    "moves": [{"move": r.move.to_json(), "seconds": r.seconds,
+                               "details": r.details, "resigned": r.is_forfeit}
+                              for r in self.records],
+                    "rng": [rng[0], list(rng[1]), rng[2]],
+                    "turn_wall": time.time() - (time.perf_counter() - self.turn_started)}
+
+    @staticmethod
+    def restore(snap: dict[str, Any], opponent: Agent) -> HostedGame:
+        """The game of `snapshot`, its moves replayed (the opponent is not asked again) and
+        its transcript rewritten in place, still sealed until the game is over."""
+        game = HostedGame(snap["id"], Seat.of_player(snap["seat"]), opponent, snap["seed"],
+                          None, snap["open_box"], code=snap["code"])
+        game.header = snap["header"]
+        if snap["path"] is not None:
+            game.path = Path(snap["path"])
+            game._writer = TranscriptWriter(game.path, seal(game.header))
+        for m in snap["moves"]:
+            details = {k: v for k, v in m["details"].items() if k != "forfeit"}
+            game._record(Move.from_json(m["move"]), m["seconds"], details, m["resigned"])
+        version, internal, gauss = snap["rng"]
+        game.rng.setstate((version, tuple(internal), gauss))
+        game.turn_started = time.perf_counter() - (time.time() - snap["turn_wall"])
+        return game

@@ -81,8 +81,7 @@ class Server:
         not broken: a 429 or 503 is waited for as its retry-after says, and a connection
         that never reached the server is tried again with backoff, for at most BUSY_WAIT
         seconds (neither can have applied a move: a move is sent with its ply anyway)."""
-        from duel.agents.remote import retry_after
-        from duel.agents.waiting import backoff_wait
+        from duel.agents.waiting import backoff_wait, retry_after
 
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         deadline = time.monotonic() + BUSY_WAIT

@@ -4,9 +4,12 @@ made of FastMCP), over stdio or streamable HTTP on loopback.
 Tools: `new_game` (and with `--server`, `join_game`), then the seat's tools of
 `duel.agents.tools` with a `game` argument: `get_state`, `legal_moves`, `explain`, `simulate`,
 `make_move`. Their published input schemas are the tool set's own (the move's built from the
-engine's move model), and every call's raw arguments are checked against them here, so a
-wrong type, a missing or unknown argument, a huge one, an unknown game, a move out of turn or
-an illegal move is a tool error (isError) naming what was wrong, never a crash. The rules text
+engine's move model, each property with one plain type), and every call's raw arguments are
+checked against them here, after the slips clients are known to make are repaired (an object
+sent as a JSON string: `duel.agents.tools.lenient`), so a wrong type, a missing or unknown
+argument, a huge one, an unknown game, a move out of turn or an illegal move is a tool error
+(isError) naming what was wrong, never a crash. With `--games DIR` hosted games are kept in a
+folder for the next process (`kept.py`): a client may start one per call. The rules text
 is the resource `duel://rules`; the rules prompt with how to play through the tools is the
 prompt `play_duel`.
 """

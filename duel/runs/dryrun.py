@@ -105,7 +105,8 @@ class Player:
                 cold_call_usd=self.cold_usd, warm_call_usd=self.warm_usd,
                 cost_usd=None if s is None else s.usd, low_usd=None if s is None else s.low_usd,
                 high_usd=None if s is None else s.high_usd, notes=self.notes,
-                reasoning_counted="probe" if self.probe is not None
+                reasoning_counted=(self.probe or {}).get("source", "probe")
+                if self.probe is not None
                 else "no (a floor)" if self.floor else "not a reasoning model")
             if self.probe is not None:
                 out["probe"] = self.probe
@@ -209,6 +210,8 @@ def _player_lines(p: Player) -> list[str]:
              f"    cache:      {_writes(p)}, read by every other call: {p.cached_share:.1%} "
              "of the input assumed cached",
              f"    output:     {c.output_tokens} tokens per call " + (
+                 "(projected from earlier games: see the note)"
+                 if (p.probe or {}).get("source") == "earlier games" else
                  "(measured by the probe)" if p.probe is not None else
                  "(the move's JSON, local estimate; reasoning not counted: a floor)" if p.floor
                  else "(the move's JSON, local estimate)")]
@@ -249,7 +252,8 @@ def sample_decisions(seed: int) -> Sample:
 
 def project(command: str, games: int, schedule: str, seat_games: Mapping[str, int], seed: int,
             jobs: int, notes: Sequence[str] = (), sample: Sample | None = None,
-            unit: str = "game", probe: int = 0) -> DryRun:
+            unit: str = "game", probe: int = 0,
+            recorded: Mapping[str, dict[str, Any]] | None = None) -> DryRun:
     """The projection of a run of `games` games whose seats' specs play `seat_games` of them
     (by spec, in the order given; a spec in both seats of a game counts it twice); `seed`: the
     run's first deal; `jobs`: games at once (0: all of them). `sample`: the decisions whose
@@ -265,7 +269,7 @@ def project(command: str, games: int, schedule: str, seat_games: Mapping[str, in
             continue
         if sample is None:
             sample = sample_decisions(seed)
-        player = _llm_player(agent, played, sample, probe)
+        player = _llm_player(agent, played, sample, probe, (recorded or {}).get(agent.spec))
         if unit != "game":  # an answer to a position: one decision
             player.decisions, player.unit = (1, 1, 1), unit
         players.append(player)
@@ -277,7 +281,27 @@ def project(command: str, games: int, schedule: str, seat_games: Mapping[str, in
     return DryRun(command, games, schedule, players, list(notes), unit)
 
 
-def _llm_player(agent: Any, games: int, sample: Sample, probe: int = 0) -> Player:
+def recorded_spend(games: Sequence[Any], spec: str) -> dict[str, Any] | None:
+    """What earlier games of `spec` (GameSummary lines of the run's folder: the same model and
+    reasoning setting, as the spec names them) cost per decision, reasoning included, in the
+    probe's form; None if none of them recorded a priced LLM total."""
+    per_game: list[tuple[float, int]] = []
+    for g in games:
+        for player, s in zip(("1", "2"), g.specs, strict=True):
+            t = (g.totals or {}).get(player)
+            if s == spec and t and t.get("cost_usd") is not None and t.get("moves"):
+                per_game.append((float(t["cost_usd"]), int(t["moves"])))
+    if not per_game:
+        return None
+    moves = sum(m for _, m in per_game)
+    rates = [usd / m for usd, m in per_game]
+    return {"source": "earlier games", "games": len(per_game), "decisions": moves,
+            "usd_per_decision": sum(usd for usd, _ in per_game) / moves,
+            "min_usd_per_decision": min(rates), "max_usd_per_decision": max(rates)}
+
+
+def _llm_player(agent: Any, games: int, sample: Sample, probe: int = 0,
+                recorded: dict[str, Any] | None = None) -> Player:
     from duel.agents.llm.counting import count
 
     messages = [agent.conversation(view, legal).messages for view, legal, _ in sample]
@@ -295,6 +319,13 @@ def _llm_player(agent: Any, games: int, sample: Sample, probe: int = 0) -> Playe
     if agent.model_reasons or agent.effective_settings().reasons():
         if probe > 0:
             _probe(p, agent, sample, probe)
+        elif recorded is not None:
+            p.probe = recorded
+            p.notes.append(f"projected from {recorded['decisions']} decisions of "
+                           f"{recorded['games']} earlier games of this spec in the run's folder "
+                           "(the same model and reasoning setting), at what they cost, "
+                           "reasoning included; the range spans their cheapest and dearest "
+                           "game per decision")
         else:
             p.floor = True
             budget = agent.effective_settings().max_tokens

@@ -18,7 +18,7 @@ from duel.records import GameSummary, read_games
 from duel.runs.budget import Budget, GameCost, is_llm
 from duel.runs.campaign import Campaign
 from duel.runs.campaign import run as campaign_run
-from duel.runs.dryrun import DryRun, project
+from duel.runs.dryrun import DryRun, project, recorded_spend
 from duel.runs.schedule import seat_swapped
 from duel.stats import wilson
 from duel.util.files import append_jsonl, atomic_write
@@ -192,8 +192,10 @@ def dry_run(a: str, b: str, games: int, seed: int = 0, jobs: int = 1,
     where = f"deals {deals[0]} to {deals[-1]}" if deals else "no deal"
     schedule_text = (f"{len(todo)} games on {len(deals)} deals ({where}), each deal from both "
                      "seats" + (f"; {len(done)} found done in {out}, not counted" if done else ""))
+    recorded = {spec: r for spec in seats
+                if (r := recorded_spend(list(done.values()), spec)) is not None}
     found = project("duel tournament", len(todo), schedule_text, seats, seed, jobs,
-                    probe=probe)
+                    probe=probe, recorded=recorded)
     found.budget_usd = budget_usd
     return found
 

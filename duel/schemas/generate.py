@@ -166,6 +166,9 @@ def transcript_schema() -> dict[str, Any]:
             "arguments": {"type": "object"},
             "raw": {"type": "string", "description": "arguments that were not a JSON object, "
                                                      "as sent"},
+            "repairs": {"type": "array", "items": {"type": "string"},
+                        "description": "the client's slips repaired before the arguments "
+                                       "were checked (an object sent as a JSON string)"},
             "chars": {**count, "description": "characters of JSON in the answer"},
             "error": {"type": "string", "description": "why the call was refused"},
             "seconds": {"type": "number", "minimum": 0}}}

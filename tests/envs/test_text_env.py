@@ -136,3 +136,36 @@ def test_quality_is_the_analyser_s_loss_from_the_seat_s_view() -> None:
     assert r.reward == pytest.approx(-a["loss"]) and 0 <= a["loss"] <= 1
     assert a["iterations"] > 0 and a["cpu_s"] >= 0
     assert a["played_value"] <= a["best_value"]
+
+
+def test_quality_at_the_end_in_processes_is_the_same_as_at_each_step() -> None:
+    """quality_jobs=2: every decision judged at the end in worker processes, the same losses
+    (the analyser is seeded by the game's seed and ply) as judged step by step."""
+    dense = TextEnv(opponent="random", reward="quality", quality_iterations=8)
+    steps, _ = play(dense, 6)
+    losses = [r.info["analysis"]["loss"] for r in steps]
+    later = TextEnv(opponent="random", reward="quality", quality_iterations=8, quality_jobs=2)
+    try:
+        steps2, last = play(later, 6)
+    finally:
+        later.close()
+    assert all(r.reward == 0 for r in steps2[:-1])
+    assert [q["loss"] for q in last.info["quality"]] == losses
+    assert last.reward == pytest.approx(-sum(losses), abs=1e-3)
+
+
+def test_episodes_are_analysed_and_go_on_the_leaderboard_like_any_game(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from duel.cli import main
+    from duel.leaderboard import build
+
+    env = TextEnv(opponent="rule", seat="alternate", transcripts=tmp_path / "eps")
+    for seed in (1, 2):
+        play(env, seed)
+    files = sorted((tmp_path / "eps").glob("*.jsonl"))
+    assert len(files) == 2
+    assert main(["analyse", str(files[0]), "--iterations", "8", "--jobs", "1",
+                 "--seat", "both"]) == 0
+    board = build([str(tmp_path / "eps")], resamples=20)
+    assert {r["player"] for r in board.players} == {"llm:env:policy", "rule"}
+    capsys.readouterr()

@@ -28,7 +28,7 @@ from typing import Any
 
 from helpers.fake_llm_server import Scripted
 
-BEHAVIOURS = ("careful", "illegal", "clumsy", "looping", "texting")
+BEHAVIOURS = ("careful", "illegal", "clumsy", "looping", "texting", "stringy")
 
 
 @dataclass
@@ -53,6 +53,8 @@ def decide(turn: Turn, behaviour: str) -> list[tuple[str, dict[str, Any] | str]]
         return [("get_state", {}), ("legal_moves", {"why_not": True})]
     legal = next(r for n, _, r in turn.results if n == "legal_moves")
     moves = [{"move": m["move"], "moveData": m["moveData"]} for m in legal["moves"]]
+    if "simulate" not in names and behaviour == "stringy":  # objects sent as JSON strings
+        return [("simulate", {**moves[0], "moveData": json.dumps(moves[0]["moveData"])})]
     if "simulate" not in names:
         return [("simulate", moves[0]), ("explain", {"name": "LUMBER_YARD"})]
     choice = moves[zlib.crc32(turn.first.encode()) % len(moves)]
@@ -61,6 +63,8 @@ def decide(turn: Turn, behaviour: str) -> list[tuple[str, dict[str, Any] | str]]
         candidates = [{"move": "CONSTRUCT_BUILDING", "moveData": {"cardIndex": i}}
                       for i in range(20)]
         return [("make_move", next(c for c in candidates if c not in moves))]
+    if behaviour == "stringy":  # the whole move in `move`, as a JSON string
+        return [("make_move", {"move": json.dumps(choice)})]
     if behaviour == "texting":
         return "I have looked enough. My move:\n```json\n" + json.dumps(choice) + "\n```"
     return [("make_move", choice)]

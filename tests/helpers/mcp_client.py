@@ -4,7 +4,12 @@ call's answer or tool error, and a whole game played through the tools."""
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -58,3 +63,32 @@ def run(target: Any, body: Callable[[Client], Awaitable[Any]], **kw: Any) -> Any
             return await body(client)
 
     return anyio.run(main)
+
+
+@contextmanager
+def http_server(log_path: Path, *options: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`duel mcp --http PORT *options` as a process, once it answers: its URL and process
+    (its output in `log_path`); terminated at the end."""
+    import httpx
+    from helpers.live_server import ROOT, free_port
+
+    port = free_port()
+    log = log_path.open("wb")
+    proc = subprocess.Popen([sys.executable, "-m", "duel.cli", "mcp", "--http", str(port),
+                             *options], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(url, timeout=2)
+                break
+            except httpx.HTTPError:
+                assert proc.poll() is None, log_path.read_text()
+                assert time.monotonic() < deadline, "duel mcp --http did not start"
+                time.sleep(0.2)
+        yield url, proc
+    finally:
+        proc.terminate()
+        proc.wait(15)
+        log.close()

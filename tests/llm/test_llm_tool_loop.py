@@ -193,6 +193,19 @@ def test_unknown_tools_and_bad_arguments_are_answered_and_recorded(provider: str
 
 
 @pytest.mark.parametrize("provider", list(MODELS))
+def test_objects_sent_as_json_strings_are_read_and_the_repairs_recorded(provider: str) -> None:
+    careful, _, _ = decide(provider, "careful")
+    d, llm, _ = decide(provider, "stringy")
+    assert d.move == careful.move and llm["calls"][-1]["category"] == "OK"
+    records = [t for c in llm["calls"] for t in c["tool_calls"]]
+    simulated = next(t for t in records if t["tool"] == "simulate")
+    assert simulated["repairs"] == ["moveData: parsed from a JSON string"]
+    assert "error" not in simulated
+    assert records[-1]["tool"] == "make_move" and records[-1]["repairs"] == [
+        'move: the whole {"move", "moveData"} object, taken apart']
+
+
+@pytest.mark.parametrize("provider", list(MODELS))
 def test_too_many_look_ups_end_each_attempt_then_the_fallback_plays(provider: str) -> None:
     d, llm, model = decide(provider, "looping", ",tool_steps=3,max_attempts=2")
     assert llm["legal_at_attempt"] is None and llm["fallback"] == "random"

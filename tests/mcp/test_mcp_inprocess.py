@@ -106,10 +106,11 @@ def test_bad_input_is_a_tool_error_naming_it_and_changes_nothing(tmp_path: Path)
             ("new_game", {"opponent": "mcts:time=3600"}, "budget too large"),
             ("new_game", {"opponent": "mcts:iterations=１０"}, "ASCII digits"),
             ("new_game", {"seat": 3}, "3 is not one of [1, 2]"),
-            ("new_game", {"seat": "1"}, "'1' is not of type 'integer'"),
+            ("new_game", {"seat": "one"}, "'one' is not of type 'integer'"),
             ("new_game", {"seed": -1}, "less than the minimum of 0"),
             ("new_game", {"seed": 2**64}, "greater than the maximum"),
-            ("new_game", {"seed": True}, "is not of type 'integer', 'null'"),
+            ("new_game", {"seed": True}, "is not of type 'integer'"),
+            ("new_game", {"seed": "1.5"}, "'1.5' is not of type 'integer'"),
             ("new_game", {"opponent": ""}, "should be non-empty"),
             ("join_game", {"code": "A", "token": "B"}, "Unknown tool"),
         ]

@@ -7,13 +7,12 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
-from helpers.live_server import ROOT, free_port
-from helpers.mcp_client import call, play_out, refused, run
+from helpers.live_server import ROOT
+from helpers.mcp_client import call, http_server, play_out, refused, run
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -44,22 +43,7 @@ def test_a_whole_game_over_stdio(tmp_path: Path, mode: str) -> None:
 
 
 def test_streamable_http_on_loopback(tmp_path: Path) -> None:
-    port = free_port()
-    log = (tmp_path / "mcp.log").open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "duel.cli", "mcp", "--http", str(port),
-                             "--no-transcripts"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/mcp"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(url, timeout=2)
-                break
-            except httpx.HTTPError:
-                assert proc.poll() is None, (tmp_path / "mcp.log").read_text()
-                assert time.monotonic() < deadline, "duel mcp --http did not start"
-                time.sleep(0.2)
-
+    with http_server(tmp_path / "mcp.log", "--no-transcripts") as (url, proc):
         async def body(c: Client) -> None:
             start = await call(c, "new_game", {"opponent": "rule", "seed": 4})
             end = await play_out(c, start["game"], random.Random(1))
@@ -72,10 +56,6 @@ def test_streamable_http_on_loopback(tmp_path: Path) -> None:
                        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         assert r.status_code in (400, 403, 421), r.text
         assert proc.poll() is None
-    finally:
-        proc.terminate()
-        proc.wait(15)
-        log.close()
 
 
 def test_bad_options_are_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -83,7 +63,9 @@ def test_bad_options_are_one_line_and_exit_2(tmp_path: Path) -> None:
                            (["--agent", "x"], "--agent takes NAME=SPEC"),
                            (["--agent", "bad=nonsense:kind"], "bad=nonsense:kind"),
                            (["--server", "http://127.0.0.1:1", "--agent", "a=rule"],
-                            "with --server")):
+                            "with --server"),
+                           (["--server", "http://127.0.0.1:1", "--games", str(tmp_path)],
+                            "--games keeps hosted games")):
         done = subprocess.run([sys.executable, "-m", "duel.cli", "mcp", *options], cwd=ROOT,
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 2, done.stderr

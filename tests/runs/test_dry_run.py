@@ -203,3 +203,10 @@ def test_a_probed_dry_run_counts_reasoning_and_the_run_spends_within_it(
                 for s in ("1", "2") if g.get("totals", {}).get(s))
     assert projected["low_usd"] <= spent <= projected["high_usd"], (projected, spent)
     assert abs(spent - projected["cost_usd"]) <= 0.25 * spent, (projected["cost_usd"], spent)
+    # a longer run in the same folder is projected from what these games recorded (the same
+    # spec: the same model and effort), nothing called
+    assert main(["tournament", "--p1", spec, "--p2", "random", "--games", "4", "--out",
+                 str(out), "--dry-run", "--json"]) == 0
+    longer = _json.loads(capsys.readouterr().out)["players"][0]
+    assert longer["reasoning_counted"] == "earlier games" and longer["games"] == 2
+    assert longer["cost_usd"] == pytest.approx(spent, rel=0.25)

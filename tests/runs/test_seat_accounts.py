@@ -113,3 +113,15 @@ def test_grading_s_report_names_an_opponent_whose_moves_were_not_its_own() -> No
     assert table[0]["opponent_not_own"] == 40 and table[0]["own_moves"] == 2
     text = markdown(table)
     assert "**baseline: its opponent: 40 of 60 moves were fallbacks (busy 40).**" in text
+
+
+def test_the_ladder_marks_a_player_whose_moves_were_not_its_own(
+        down: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ladder", "--player", down, "--rungs", "5,10", "--games", "2", "--out",
+                 str(tmp_path / "ladder"), "--no-progress", "--resamples", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "(itself: " in out  # each pairing's headline names the player's own fallbacks
+    row = next(line for line in out.splitlines() if line.startswith(f"| {down} "))
+    assert "partly not its own (transport" in row
+    rung = next(line for line in out.splitlines() if line.startswith("| mcts:iterations=5 "))
+    assert "partly" not in rung

@@ -16,10 +16,8 @@ A call whose output budget could outlast the timeout is streamed (streaming.py).
 
 from __future__ import annotations
 
-import email.utils
 import inspect
 import json
-import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,6 +25,7 @@ from duel.agents.llm import caching, streaming
 from duel.agents.llm.adapt import MODES, Settings
 from duel.agents.llm.models import ANSWER_TOKENS
 from duel.agents.llm.schema import structured_schema
+from duel.agents.waiting import retry_after
 from duel.errors import LLMConfigError, RequestError, SpecError, TransportError
 
 TOOL_NAME = "play_move"
@@ -101,30 +100,8 @@ def provider_defaults(provider: Any) -> Settings:
 
 
 def _retry_after(exc: Any) -> float | None:
-    """Seconds the server asks us to wait: `retry-after-ms`, `retry-after` in seconds, or
-    `retry-after` as an HTTP date."""
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    for key, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(key)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) / scale
-        except ValueError:
-            continue
-        return max(0.0, seconds) if seconds == seconds else None  # NaN: no advice
-    value = headers.get("retry-after")
-    if value:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when.tzinfo is not None:
-            return max(0.0, when.timestamp() - time.time())
-    return None
+    """Seconds the server asks us to wait (duel.agents.waiting.retry_after)."""
+    return retry_after(getattr(getattr(exc, "response", None), "headers", None))
 
 
 def _server_message(exc: Any) -> str:

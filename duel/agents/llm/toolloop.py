@@ -36,9 +36,9 @@ from duel.agents.llm import tool_responses
 from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent, _Conversation, valid_moves
 from duel.agents.llm.providers import Reply, ToolUse
-from duel.agents.tools import TOOLS, TOOLS_BY_NAME, SeatStatus, SeatTools, check_arguments
+from duel.agents.tools import TOOLS, TOOLS_BY_NAME, SeatStatus, SeatTools
 from duel.agents.tools.record import RAW_LIMIT, ToolCall
-from duel.agents.tools.toolset import MOVE_ARGS
+from duel.agents.tools.toolset import MOVE_ARGS, checked_arguments
 from duel.engine import Move, Seat
 from duel.errors import ConflictError, DuelError, SpecError
 
@@ -271,7 +271,8 @@ class ToolConversation(_Conversation):
         else:
             record = ToolCall(MAKE_MOVE, arguments=args)
             try:
-                checked = check_arguments(TOOLS_BY_NAME[MAKE_MOVE], args)
+                checked, repairs = checked_arguments(TOOLS_BY_NAME[MAKE_MOVE], args)
+                record.repairs = repairs or None
                 answer = {k: checked[k] for k in MOVE_ARGS}
             except DuelError as exc:
                 answer = Verdict(Category.SCHEMA, None, f"{self.wording.malformed}: {exc}")

@@ -3,7 +3,9 @@
 (``details.tool_calls``, the look-ups before it).
 
 Its JSON form is the transcript's: ``tool``, then ``arguments`` (the object the tool took) or
-``raw`` (arguments that were not a JSON object, as sent, cut at 300 characters), ``chars``
+``raw`` (arguments that were not a JSON object, as sent, cut at 300 characters), ``repairs``
+(the slips of the client repaired before the arguments were checked, one line each: an object
+sent as a JSON string, say; `duel.agents.tools.lenient`), ``chars``
 (the size of the answer sent back, in characters of JSON), ``error`` (why the call was
 refused), ``seconds`` (the time the tool took). Keys without a value are left out.
 """
@@ -26,6 +28,7 @@ class ToolCall:
     tool: str
     arguments: dict[str, Any] | None = None
     raw: str | None = None  # the arguments as sent, when they were not a JSON object
+    repairs: list[str] | None = None  # the client's slips repaired (lenient.loosen)
     chars: int | None = None  # characters of JSON in the answer
     error: str | None = None
     seconds: float | None = None
@@ -52,4 +55,9 @@ class ToolCall:
             value = obj.get(key)
             if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
                 raise InvalidStateError(f"tool call field {key} must be {words}, got {value!r}")
+        repairs = obj.get("repairs")
+        if repairs is not None and not (isinstance(repairs, list)
+                                        and all(isinstance(r, str) for r in repairs)):
+            raise InvalidStateError(f"tool call field repairs must be a list of strings, got "
+                                    f"{repairs!r}")
         return ToolCall(**obj)

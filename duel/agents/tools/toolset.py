@@ -1,11 +1,12 @@
 """The one tool set: what a seat may ask about its game, and its move, as tools.
 
 Each tool is defined once here (`TOOLS`: a name, a description and the JSON Schema of its
-arguments, the move's built from the engine's move model, `duel.engine.moves`) and answered
-once here (`SeatTools.call`), from the seat's `SeatStatus` only. The MCP server
-(`duel.mcp`) publishes them with a `game` argument added; the LLM seat's tool loop offers them
-as function tools. Both check the arguments they receive here, against the published schema,
-so a client reads exactly the rules it is held to.
+arguments, the move's built from the engine's move model in `schemas.py`, which also derives
+the providers' forms) and answered once here (`SeatTools.call`), from the seat's `SeatStatus`
+only. The MCP server (`duel.mcp`) publishes them with a `game` argument added; the LLM seat's
+tool loop offers them as function tools. Both check the arguments they receive here, against
+the published schema (after the slips clients are known to make are repaired and named:
+`lenient.py`), so a client reads exactly the rules it is held to.
 
 Tools that only read (`get_state`, `legal_moves`, `explain`, `simulate`) never change the game;
 `make_move` commits the seat's turn through the game's host (a `Table`) and answers with the
@@ -23,14 +24,15 @@ from typing import Any, Protocol
 
 from jsonschema import Draft202012Validator, validators
 
-from duel.agents.llm.schema import structured_schema
-from duel.engine import IllegalMoveError, Move
+from duel.engine import IllegalMoveError, InvalidMoveError, Move
 from duel.engine.explain import unavailable
 from duel.engine.layout import COVERED_BY
 from duel.engine.moves import MoveKind
 from duel.errors import ConflictError, TooLargeError, UsageError
 
+from .lenient import expected_shape, loosen
 from .record import ToolCall
+from .schemas import move_params
 from .simulate import simulate
 from .status import OPPONENT, SeatStatus
 from .words import explain, move_text
@@ -61,14 +63,6 @@ class ToolDef:
                 "required": [*extra_required, *self.required], "additionalProperties": False}
 
 
-def _move_params() -> dict[str, dict[str, Any]]:
-    props = structured_schema()["properties"]
-    return {"move": {**props["move"], "description": "the move's kind, as the rules prompt "
-                     "names it"},
-            "moveData": {**props["moveData"], "description": "the move's data, e.g. "
-                         '{"cardIndex": 3} or {"cardIndex": 3, "wonder": "THE_COLOSSUS"}'}}
-
-
 _SEAT_NOTE = ("You are always player2 in the state; player1 is your opponent. ")
 
 TOOLS: tuple[ToolDef, ...] = (
@@ -93,12 +87,12 @@ TOOLS: tuple[ToolDef, ...] = (
             "the military pawn and its tokens, points, science symbols, chains, what comes "
             "next, and which cards it uncovers (a face-down card stays unknown). An illegal "
             "move is an error with the reason.",
-            _move_params(), MOVE_ARGS, move=True),
+            move_params(), MOVE_ARGS, move=True),
     ToolDef("make_move",
             "Play your move: the {move, moveData} JSON of the rules prompt. Answers with the "
             "state once your opponent has answered, and the moves played since, in words. An "
             "illegal or malformed move is an error with the reason and changes nothing.",
-            _move_params(), MOVE_ARGS, move=True, commits=True),
+            move_params(), MOVE_ARGS, move=True, commits=True),
 )
 TOOLS_BY_NAME: dict[str, ToolDef] = {t.name: t for t in TOOLS}
 
@@ -121,6 +115,13 @@ def check_arguments(tool: ToolDef, arguments: Any, skip: tuple[str, ...] = ()
                     ) -> dict[str, Any]:
     """`arguments` checked against `tool`'s schema (names in `skip` are the caller's own, such
     as the MCP server's `game`); defaults filled in. UsageError names what is wrong."""
+    return checked_arguments(tool, arguments, skip)[0]
+
+
+def checked_arguments(tool: ToolDef, arguments: Any, skip: tuple[str, ...] = ()
+                      ) -> tuple[dict[str, Any], list[str]]:
+    """`check_arguments`, after the known slips of clients are repaired (`lenient.loosen`),
+    and the repairs made."""
     if not isinstance(arguments, dict):
         raise UsageError(f"{tool.name} takes a JSON object of arguments, got "
                          f"{type(arguments).__name__}")
@@ -128,7 +129,8 @@ def check_arguments(tool: ToolDef, arguments: Any, skip: tuple[str, ...] = ()
     if size > ARGUMENTS_LIMIT:
         raise TooLargeError(f"{tool.name}'s arguments are {size} characters of JSON; at most "
                             f"{ARGUMENTS_LIMIT}")
-    args = {k: v for k, v in arguments.items() if k not in skip}
+    args, repairs = loosen(dict(tool.params), tool.required, tool.move,
+                           {k: v for k, v in arguments.items() if k not in skip})
     unknown = sorted(set(args) - set(tool.params))
     if unknown:
         takes = ", ".join(tool.params) or "no arguments"
@@ -144,7 +146,7 @@ def check_arguments(tool: ToolDef, arguments: Any, skip: tuple[str, ...] = ()
             if error is not None:
                 raise UsageError(f"{tool.name} argument {key}: {error.message}")
         out[key] = value
-    return out
+    return out, repairs
 
 
 class Table(Protocol):
@@ -227,7 +229,10 @@ def _refused(status: SeatStatus) -> list[dict[str, Any]]:
 def checked_move(status: SeatStatus, tool: str, move_json: dict[str, Any]) -> Move:
     """The seat's move, parsed and judged legal by the engine from its view: InvalidMoveError
     (malformed), ConflictError (not its turn) or IllegalMoveError (with the engine's reason)."""
-    move = Move.from_json(move_json)
+    try:
+        move = Move.from_json(move_json)
+    except InvalidMoveError as exc:
+        raise InvalidMoveError(f"{exc}; {expected_shape(move_json.get('move'))}") from None
     _turn(status, tool)
     t = status.info.template
     if move not in t.legal_moves():
@@ -269,8 +274,9 @@ class SeatTools:
             if tool is None:
                 raise UsageError(f"no tool is named {str(name)[:60]!r}; tools: "
                                  f"{', '.join(TOOLS_BY_NAME)}")
-            args = check_arguments(tool, arguments, skip)
+            args, repairs = checked_arguments(tool, arguments, skip)
             record.arguments = args
+            record.repairs = repairs or None
             answer = self._answer(tool, args)
             record.chars = len(json.dumps(answer))
             return answer

@@ -236,7 +236,7 @@ def run(suite_path: str | Path, variants: list[str], model: str, out: str | Path
 
 
 def dry_run(suite_path: str | Path, variants: list[str], model: str, out: str | Path,
-            jobs: int = 4, budget_usd: float | None = None) -> DryRun:
+            jobs: int = 4, budget_usd: float | None = None, probe: int = 0) -> DryRun:
     """What `run` would ask (the answers kept in `out` left out) and its projected cost, with
     nothing asked and nothing written (duel.runs.dryrun): the suite's own positions are the
     prompts counted."""
@@ -255,7 +255,7 @@ def dry_run(suite_path: str | Path, variants: list[str], model: str, out: str | 
                 + (f"; {done} answers found in {out}, not counted" if done else ""))
     sample = [(p.view, list(p.legal), None) for p in suite.positions]
     found = project("duel grade --positions", len(todo), schedule, asks, 0, jobs,
-                    sample=sample, unit="answer")
+                    sample=sample, unit="answer", probe=probe)
     found.budget_usd = budget_usd
     return found
 
