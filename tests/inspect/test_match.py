@@ -1,0 +1,91 @@
+"""`duel/match` under Inspect: whole games to the end against a spec and against a second LLM
+through the opponent model role; the logs read back with Inspect's reader and every game's
+transcript replays to the result the scorer gave; a token limit stops a game cleanly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+inspect_ai = pytest.importorskip("inspect_ai")
+
+from helpers.fake_llm_server import FakeLLMServer  # noqa: E402
+from helpers.inspect_runs import MODEL, inspect_eval  # noqa: E402
+from inspect_ai.log import EvalLog, read_eval_log  # noqa: E402
+
+from duel.engine import Seat  # noqa: E402
+from duel.transcripts import read, verified_result  # noqa: E402
+
+
+def run(tmp_path: Path, task: str = "duel/match", *extra: str, **task_args: Any
+        ) -> EvalLog:
+    """`inspect eval TASK` as a user types it (a fresh process: the entry point finds the
+    task), against the fake; its one log read back with Inspect's reader."""
+    return read_eval_log(inspect_eval(tmp_path, task, *extra, **task_args))
+
+
+def scores(log: EvalLog) -> list[dict[str, Any]]:
+    assert log.samples is not None
+    out = []
+    for s in log.samples:
+        assert s.scores is not None
+        out.append({"sample": s, "score": s.scores["game"]})
+    return out
+
+
+def test_two_seat_swapped_games_to_the_end_replay_to_the_scored_result(
+        llm: FakeLLMServer, tmp_path: Path) -> None:
+    log = run(tmp_path, opponent="random", games=2, seed=5, quality=0,
+              transcripts=tmp_path / "games")
+    assert log.status == "success", log.error
+    found = scores(log)
+    assert [f["sample"].metadata["seat"] for f in found] == [1, 2]
+    assert {f["sample"].metadata["seed"] for f in found} == {5}  # one deal, both seatings
+    for f in found:
+        score, meta = f["score"], f["score"].metadata
+        t = read(meta["transcript"])
+        result = verified_result(t)  # the engine's replay of every move
+        seat = Seat.of_index(f["sample"].metadata["seat"] - 1)
+        assert score.value["points"] == result.points(seat)
+        assert score.value["finished"] == 1.0 and score.value["first_try_legal"] == 1.0
+        assert meta["decisions"] > 15 and meta["account"]["fallbacks"] == 0
+        assert t.spec(seat.player) == f"llm:env:{MODEL}" and t.spec(3 - seat.player) == "random"
+    metrics = log.results.scores[0].metrics if log.results else {}
+    assert {"points_mean", "points_stderr", "loss_mean"} <= set(metrics) or \
+        {"points/mean", "points/stderr"} <= set(metrics) or "mean" in str(metrics)
+
+
+def test_the_opponent_role_is_a_second_llm_seat_and_the_loss_is_the_analyser_s(
+        llm: FakeLLMServer, tmp_path: Path) -> None:
+    log = run(tmp_path, "duel/match", "--model-role", "opponent=openai-api/fake2/m2",
+              opponent="role", games=1, quality=10, transcripts=tmp_path / "games")
+    assert log.status == "success", log.error
+    [f] = scores(log)
+    meta = f["score"].metadata
+    t = read(meta["transcript"])
+    verified_result(t)
+    assert t.spec(1) == f"llm:env:{MODEL}" and t.spec(2) == "llm:env:openai-api/fake2/m2"
+    models = {r["body"]["model"] for r in llm.requests}
+    assert models == {"m", "m2"}  # both seats asked the server, each as its own model
+    assert 0.0 <= f["score"].value["loss"] <= 1.0 and "loss_ci95" in meta
+
+
+def test_an_unset_opponent_role_stops_the_sample_before_any_call(
+        llm: FakeLLMServer, tmp_path: Path) -> None:
+    log = run(tmp_path, opponent="role", games=1, quality=0, transcripts=tmp_path / "games")
+    assert log.status == "error" and "opponent" in str(log.error)
+    assert llm.requests == []
+
+
+def test_a_token_limit_stops_the_game_cleanly_and_says_so(
+        llm: FakeLLMServer, tmp_path: Path) -> None:
+    log = run(tmp_path, "duel/match", "--token-limit", "5000", opponent="random", games=1,
+              quality=0, transcripts=tmp_path / "games")
+    assert log.status == "success", log.error
+    [f] = scores(log)
+    assert f["sample"].limit is not None and f["sample"].limit.type == "token"
+    meta = f["score"].metadata
+    assert "token limit" in meta["stopped"] and f["score"].value["finished"] == 0.0
+    assert read(meta["transcript"]).footer is None  # no finish is claimed
