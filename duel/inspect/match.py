@@ -73,7 +73,9 @@ def match(opponent: str = "mcts:iterations=1000", games: int = 2, seed: int = 0,
         P.refuse_unknown(unknown)
         seat = P.Seat.parse(prompt, harness, max_attempts, fallback, tools)
         p = P.MatchParams.parse(opponent, games, seed, quality, transcripts or None)
-    folder = p.transcripts or Path("transcripts") / f"inspect-{time.strftime('%Y%m%dT%H%M%S')}"
+    # Absolute: the score's metadata names each transcript wherever the log is read later.
+    folder = (p.transcripts or Path("transcripts") / f"inspect-{time.strftime('%Y%m%dT%H%M%S')}"
+              ).resolve()
     return Task(dataset=MemoryDataset(samples(p), name="duel-match"),
                 solver=play(p, seat, folder), scorer=game(),
                 metadata={"opponent": p.opponent, "quality_iterations": p.quality,

@@ -16,6 +16,7 @@ from helpers.inspect_runs import MODEL, inspect_eval  # noqa: E402
 from inspect_ai.log import EvalLog, read_eval_log  # noqa: E402
 
 from duel.engine import Seat  # noqa: E402
+from duel.leaderboard.games import load  # noqa: E402
 from duel.transcripts import read, verified_result  # noqa: E402
 
 
@@ -52,9 +53,13 @@ def test_two_seat_swapped_games_to_the_end_replay_to_the_scored_result(
         assert score.value["finished"] == 1.0 and score.value["first_try_legal"] == 1.0
         assert meta["decisions"] > 15 and meta["account"]["fallbacks"] == 0
         assert t.spec(seat.player) == f"llm:env:{MODEL}" and t.spec(3 - seat.player) == "random"
-    metrics = log.results.scores[0].metrics if log.results else {}
-    assert {"points_mean", "points_stderr", "loss_mean"} <= set(metrics) or \
-        {"points/mean", "points/stderr"} <= set(metrics) or "mean" in str(metrics)
+    assert log.results is not None
+    names = {f"{s.name}:{m}" for s in log.results.scores for m in s.metrics}
+    assert {"points:mean", "points:stderr", "first_try_legal:mean", "loss:mean"} <= names, names
+    # `duel leaderboard` reads the log directory: its games are the transcripts it names.
+    loaded = load([str(tmp_path / "logs")])
+    assert sorted(str(g.transcript) for g in loaded.games) == \
+        sorted(f["score"].metadata["transcript"] for f in found)
 
 
 def test_the_opponent_role_is_a_second_llm_seat_and_the_loss_is_the_analyser_s(
