@@ -91,7 +91,9 @@ def play(p: P.MatchParams, seat: P.Seat, folder: Path) -> Solver:
             seat=md["seat"], prompt=seat.prompt, harness=seat.harness,
             max_attempts=seat.max_attempts, fallback=seat.fallback, model=str(model),
             reward="outcome+quality" if p.quality else "outcome",
-            quality_iterations=max(1, p.quality), transcripts=folder / str(state.sample_id))
+            quality_iterations=max(1, p.quality),
+            # a folder per game and epoch: `--epochs 3` plays each deal three times
+            transcripts=folder / f"{state.sample_id}-epoch{state.epoch}")
         env: TextEnv = RoleEnv(get_model(role=P.OPPONENT_ROLE, required=True), **kwargs) \
             if p.by_role else TextEnv(opponent=p.opponent, **kwargs)
         steps: list[dict[str, Any]] = []

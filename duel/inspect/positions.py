@@ -4,7 +4,7 @@ a sample, scored by the analyser's values stored in the suite (duel.grading.posi
 Each position is asked as `duel grade --positions` asks it: the LLM seat's prompt for the
 position's view and legal moves, its re-asks and fallback, the fallback's generator seeded from
 the position alone (duel.grading.positions.grade.position_seed). So a model that answers alike
-gives the same moves and the same losses under both (tests/inspect/test_parity.py).
+gives the same moves and the same losses under both (tests/inspect_tasks/test_positions.py).
 """
 
 from __future__ import annotations

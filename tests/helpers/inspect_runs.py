@@ -29,7 +29,7 @@ def view_of(body: dict[str, Any]) -> dict[str, Any]:
     """The view in the decision's first user message (the turn message opens with it)."""
     text = next(text_of(m["content"]) for m in body["messages"] if m["role"] == "user")
     obj, _ = json.JSONDecoder().raw_decode(text, text.index("{"))
-    return obj
+    return dict(obj)
 
 
 def legal_reply(body: dict[str, Any]) -> Scripted:

@@ -11,8 +11,8 @@ import pytest
 
 inspect_ai = pytest.importorskip("inspect_ai")
 
-from helpers.fake_llm_server import FakeLLMServer  # noqa: E402
-from helpers.inspect_runs import MODEL, inspect_eval  # noqa: E402
+from helpers.fake_llm_server import FakeLLMServer, openai_reply  # noqa: E402
+from helpers.inspect_runs import MODEL, inspect_eval, legal_reply  # noqa: E402
 from inspect_ai.log import EvalLog, read_eval_log  # noqa: E402
 
 from duel.engine import Seat  # noqa: E402
@@ -62,19 +62,26 @@ def test_two_seat_swapped_games_to_the_end_replay_to_the_scored_result(
         sorted(f["score"].metadata["transcript"] for f in found)
 
 
-def test_the_opponent_role_is_a_second_llm_seat_and_the_loss_is_the_analyser_s(
+def test_the_opponent_role_is_a_second_llm_seat_and_a_never_legal_model_ends_in_fallbacks(
         llm: FakeLLMServer, tmp_path: Path) -> None:
+    # The evaluated model (m) never answers a move; the opponent role's (m2) always does.
+    llm.responder = lambda body: legal_reply(body) if body["model"] == "m2" else \
+        openai_reply("I pass.")
     log = run(tmp_path, "duel/match", "--model-role", "opponent=openai-api/fake2/m2",
-              opponent="role", games=1, quality=10, transcripts=tmp_path / "games")
+              opponent="role", games=1, quality=10, max_attempts=2,
+              transcripts=tmp_path / "games")
     assert log.status == "success", log.error
     [f] = scores(log)
-    meta = f["score"].metadata
+    meta, value = f["score"].metadata, f["score"].value
     t = read(meta["transcript"])
-    verified_result(t)
+    verified_result(t)  # played to its end all the same
     assert t.spec(1) == f"llm:env:{MODEL}" and t.spec(2) == "llm:env:openai-api/fake2/m2"
-    models = {r["body"]["model"] for r in llm.requests}
-    assert models == {"m", "m2"}  # both seats asked the server, each as its own model
-    assert 0.0 <= f["score"].value["loss"] <= 1.0 and "loss_ci95" in meta
+    asked = [r["body"]["model"] for r in llm.requests]
+    assert set(asked) == {"m", "m2"}  # both seats asked the server, each as its own model
+    assert asked.count("m") == 2 * meta["decisions"]  # each decision: 2 attempts, then...
+    assert value["fallbacks"] == meta["decisions"] == meta["account"]["fallbacks"]  # ...fallback
+    assert value["first_try_legal"] == 0.0 and value["finished"] == 1.0
+    assert 0.0 <= value["loss"] <= 1.0 and "loss_ci95" in meta  # the analyser judged each move
 
 
 def test_an_unset_opponent_role_stops_the_sample_before_any_call(

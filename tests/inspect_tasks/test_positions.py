@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -69,18 +69,20 @@ def test_positions_agree_with_duel_grade_positions(monkeypatch: pytest.MonkeyPat
     assert by_grade == {k: v * 2 for k, v in by_inspect.items()}
     assert log.samples is not None and len(log.samples) == n
     report = {r["variant"]: r for r in csv.DictReader((out / "report.csv").open())}["baseline"]
-    losses, best = [], []
+    losses: list[float] = []
+    best: list[float] = []
     for s in log.samples:
         assert s.scores is not None
         score = s.scores["loss"]
+        value = cast(dict[str, float], score.value)
         answer = read_answer(answer_path(out, "baseline", str(s.id)))
         assert answer is not None
         assert score.metadata is not None
         assert score.metadata["move"] == answer.move.to_json()  # the same move
         pos = suite.by_id()[str(s.id)]
-        assert score.value["loss"] == pos.loss(answer.move, answer.forfeit)  # the same score
-        losses.append(score.value["loss"])
-        best.append(score.value["best"])
+        assert value["loss"] == pos.loss(answer.move, answer.forfeit)  # the same score
+        losses.append(value["loss"])
+        best.append(value["best"])
     assert sum(losses) / n == pytest.approx(float(report["mean_loss"]), abs=1e-3)
     assert sum(best) / n == pytest.approx(float(report["best_rate"]), abs=1e-3)
     assert any(len(v) == 2 for v in by_inspect.values())  # re-asks happened, alike
