@@ -19,12 +19,21 @@ OPPONENT_ROLE = "opponent"
 QUALITY_ITERATIONS = 200  # the analyser's iterations per decision for the loss (docs/inspect.md)
 
 
-def harness_options(text: str | dict[str, Any] | None) -> dict[str, str]:
+def joined(value: Any) -> str:
+    """A spec as it was typed. `-T opponent=mcts:iterations=200,c=1.4` reaches the task as
+    the list ['mcts:iterations=200', 'c=1.4']: Inspect splits a value at its commas."""
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def harness_options(text: Any) -> dict[str, str]:
     """`history=all,names=renamed` (or a YAML mapping) as the LLM seat's harness options."""
-    if text is None or text == "":
+    if text is None or text == "" or text == []:
         return {}
     if isinstance(text, dict):
         return {str(k): str(v) for k, v in text.items()}
+    text = joined(text)
     out: dict[str, str] = {}
     for part in str(text).split(","):
         key, eq, value = part.partition("=")
@@ -63,8 +72,7 @@ class Seat:
     fallback: str
 
     @staticmethod
-    def parse(prompt: str, harness: str | dict[str, Any] | None, max_attempts: Any,
-              fallback: str, tools: str) -> Seat:
+    def parse(prompt: str, harness: Any, max_attempts: Any, fallback: str, tools: str) -> Seat:
         from duel.envs.seat import framework_seat
 
         if str(tools) not in ("off", "False", "false"):
@@ -90,11 +98,11 @@ class MatchParams:
         return self.opponent == ROLE
 
     @staticmethod
-    def parse(opponent: str, games: Any, seed: Any, quality: Any,
+    def parse(opponent: Any, games: Any, seed: Any, quality: Any,
               transcripts: str | None) -> MatchParams:
         from duel.agents.spec import make_agent
 
-        opponent = str(opponent).strip()
+        opponent = joined(opponent).strip()
         if opponent != ROLE:
             opponent = make_agent(opponent).spec  # a bad spec fails here, with its reason
         return MatchParams(opponent, whole("games", games, 1), whole("seed", seed, 0),

@@ -84,11 +84,18 @@ def test_the_opponent_role_is_a_second_llm_seat_and_a_never_legal_model_ends_in_
     assert 0.0 <= value["loss"] <= 1.0 and "loss_ci95" in meta  # the analyser judged each move
 
 
-def test_an_unset_opponent_role_stops_the_sample_before_any_call(
-        llm: FakeLLMServer, tmp_path: Path) -> None:
-    log = run(tmp_path, opponent="role", games=1, quality=0, transcripts=tmp_path / "games")
-    assert log.status == "error" and "opponent" in str(log.error)
-    assert llm.requests == []
+UNREACHABLE = "http:http://127.0.0.1:9,transport_retries=0,stop_after=1"
+
+
+@pytest.mark.parametrize(("opponent", "reason"), [
+    ("role", "Model role 'opponent' is required"),  # no --model-role: before any call
+    (UNREACHABLE, "stopped rather than play on its behalf"),  # the opponent's server is down
+])
+def test_a_sample_that_cannot_be_played_stops_with_the_reason(
+        llm: FakeLLMServer, tmp_path: Path, opponent: str, reason: str) -> None:
+    log = run(tmp_path, opponent=opponent, games=1, quality=0, transcripts=tmp_path / "g")
+    assert log.status == "error" and reason in str(log.error), log.error
+    assert len(llm.requests) <= 1  # the model's first move at most, never a stuck game
 
 
 def test_a_token_limit_stops_the_game_cleanly_and_says_so(

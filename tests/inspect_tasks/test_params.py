@@ -32,6 +32,11 @@ def test_bad_parameters_are_refused_by_name(call: Any, message: str) -> None:
 
 def test_the_role_and_good_settings_pass() -> None:
     assert P.MatchParams.parse(" role ", "4", 3, 0, None).by_role
+    # Inspect splits a -T value at its commas: the spec is joined again.
+    assert P.MatchParams.parse(["mcts:iterations=20", "c=1.4"], 2, 0, 0, None).opponent == \
+        "mcts:iterations=20,c=1.4"
+    assert P.harness_options(["history=all", "names=renamed"]) == {"history": "all",
+                                                                   "names": "renamed"}
     assert P.harness_options({"history": "all"}) == {"history": "all"}
     P.refuse_unknown({"model": "m"})  # Inspect's own, passed to every **kwargs task
     assert P.default_suite().is_file()  # shipped as package data
