@@ -46,6 +46,7 @@ def test_the_tasks_refuse_before_any_model_is_asked(tmp_path: Path) -> None:
     pytest.importorskip("inspect_ai")
     from inspect_ai._util.error import PrerequisiteError
 
+    from duel.grading.positions.suite import load
     from duel.inspect.match import match
     from duel.inspect.positions import positions
 
@@ -56,6 +57,7 @@ def test_the_tasks_refuse_before_any_model_is_asked(tmp_path: Path) -> None:
     with pytest.raises(PrerequisiteError, match="duel/positions: .*nope.json"):
         positions(suite=str(tmp_path / "nope.json"))
     assert len(match(games=3).dataset) == 3
+    assert len(positions().dataset) == len(load(P.default_suite()).positions) > 10  # shipped
 
 
 def test_the_command_line_says_it_in_one_line(tmp_path: Path) -> None:
