@@ -186,6 +186,15 @@ class TextEnv:
         return StepResult(None if self.done else self._observe(), self.mix.total(parts),
                           self.done, info)
 
+    def stop(self) -> None:
+        """End the episode where it is (a harness's limit fell): its transcript is closed
+        without a result, so nothing claims the game finished."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        self.done = True
+        self._decider = None
+
     # ------------------------------------------------------------------ what is public
     def public_state(self) -> dict[str, Any]:
         """The episode as the policy's seat may know it: never a hidden card."""

@@ -111,6 +111,7 @@ def play(p: P.MatchParams, seat: P.Seat, folder: Path) -> Solver:
             # The game stops where the limit fell: recorded, its transcript left without a
             # result (no replay claims a finish), and Inspect records the limit itself.
             md["duel"] = summary(env, steps, stopped=f"{exc.type} limit: {exc.message}")
+            env.stop()
             raise
         md["duel"] = summary(env, steps, stopped=None)
         return state
