@@ -185,7 +185,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("duel.records", "duel.match", "duel.transcripts"),
     ("duel.analysis", "duel.runs", "duel.rl", "duel.viewer", "duel.guide.train"),
     ("duel.grading", "duel.leaderboard", "server", "duel.envs"),  # envs read position suites
-    ("duel.bench", "duel.mcp"),
+    # Inspect's tasks play games (duel.envs) and grade positions (duel.grading).
+    ("duel.bench", "duel.mcp", "duel.inspect"),
     ("duel.cli", "duel.api"),
 )
 

@@ -27,7 +27,7 @@ from duel.agents.llm.harness import Harness
 from duel.agents.llm.providers import Reply
 from duel.agents.llm.schema import structured_schema
 from duel.engine import Move
-from duel.errors import SpecError
+from duel.errors import SpecError, UsageError
 from duel.prompts import get_variant
 
 PROVIDER = "env"  # the provider's name in the call records: the framework's model
@@ -43,7 +43,7 @@ class FrameworkProvider:
         self.model = model
 
     async def complete(self, *args: Any, **kwargs: Any) -> Reply:  # pragma: no cover
-        raise RuntimeError("a framework seat's model is called by the framework, not by duel")
+        raise UsageError("a framework seat's model is called by the framework, not by duel")
 
     async def close(self) -> None:
         return None
@@ -163,7 +163,7 @@ class Decider:
 
     def reply(self, text: str, usage: dict[str, Any] | None = None) -> Decision | None:
         if self.decision is not None:
-            raise RuntimeError("this decision is over")
+            raise UsageError("this decision is over: its move was decided")
         self._advance((text, usage or {}))
         return self.decision
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from duel.agents.account import SeatAccount
+from duel.agents.base import Agent
 from duel.agents.observe import inform
 from duel.agents.spec import make_agent
 from duel.engine import Deal, GameState, Move, Perspective, Result, Seat, new_game
@@ -126,7 +127,7 @@ class TextEnv:
         self.seat = Seat.P1 if self.seat_choice == "1" else Seat.P2 \
             if self.seat_choice == "2" else Seat.of_index(seed % 2)
         self.policy = framework_seat(**self.settings)
-        self.opponent = make_agent(self.opponent_spec)
+        self.opponent = self._new_opponent()
         self.agents = [self.policy, self.opponent] if self.seat is Seat.P1 else \
             [self.opponent, self.policy]
         self.state: GameState = new_game(seed, deal=deal, open_box=self.open_box, code=code)
@@ -200,6 +201,15 @@ class TextEnv:
         return StepResult(None if self.done else self._observe(), self.mix.total(parts),
                           self.done, info)
 
+    def stop(self) -> None:
+        """End the episode where it is (a harness's limit fell): its transcript is closed
+        without a result, so nothing claims the game finished."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        self.done = True
+        self._decider = None
+
     # ------------------------------------------------------------------ what is public
     def public_state(self) -> dict[str, Any]:
         """The episode as the policy's seat may know it: never a hidden card."""
@@ -217,6 +227,11 @@ class TextEnv:
         return SeatAccount.of_decisions(r.details for r in self.records if r.seat is self.seat)
 
     # ------------------------------------------------------------------ inside
+    def _new_opponent(self) -> Agent:
+        """The opponent of a new episode. A harness whose opponent is not a spec (Inspect's
+        opponent model role, duel.inspect) gives its own agent here."""
+        return make_agent(self.opponent_spec)
+
     def _observe(self) -> Observation:
         assert self._decider is not None
         seen = Perspective.to_move(self.state)

@@ -1,6 +1,7 @@
 """The games a leaderboard is built from, one record type whatever their source: tournament and
 ladder folders (games.jsonl, each line naming its transcript when the tournament recorded one),
-grading folders and loose transcripts (each re-played before it counts), with the analyser's
+grading folders, Inspect log directories (the transcripts their samples name) and loose
+transcripts (each re-played before it counts), with the analyser's
 sidecar where a transcript has a fresh one; or the finished games of a server's store
 (server/routes/leaderboard.py builds those)."""
 
@@ -18,6 +19,7 @@ from duel.agents.llm.totals import checked_totals
 from duel.analysis import sidecar
 from duel.engine import Seat
 from duel.errors import InvalidStateError, TranscriptError, UsageError
+from duel.leaderboard import inspect_logs
 from duel.runs.ratings import FoundGame, found_games
 from duel.transcripts import Transcript
 
@@ -70,7 +72,9 @@ def load(folders: Sequence[str]) -> Loaded:
             raise UsageError(f"{folder} is not a folder")
     notes: list[str] = []
     games: dict[str, Game] = {}
-    for found in found_games(folders):
+    # An Inspect log directory: its samples' transcripts are read where they were written.
+    named = {str(t.parent) for f in folders for t in inspect_logs.transcripts(Path(f), notes)}
+    for found in found_games([*folders, *sorted(named)]):
         game = _game(found, notes)
         if game.key in games:
             notes.append(f"{game.origin}: the same game as {games[game.key].origin}; counted "
