@@ -215,3 +215,23 @@ def random_games(first_seed: int, count: int, rng: random.Random) -> int:
     moves, after = core().random_games(first_seed, count, list(words))
     rng.setstate((version, tuple(after), gauss))
     return int(moves)
+
+
+# ---------------------------------------------------------------- the search
+_POLICY: Final = {"uniform": 0, "heuristic": 1, "mast": 2}
+
+
+def search(info: Any, rng: random.Random, iterations: int, seconds: float, c: float,
+           rollout: str, build_bias: float, margin: float, epsilon: float
+           ) -> tuple[list[tuple[Move, int, float]], int]:
+    """MCTSAgent.search from a fresh root in native code (duel/native/search.cpp): the root
+    children's (move, visits, total reward) in the order they were expanded, and the
+    iterations done. `info` is an InfoSet; `rng` is left where the Python search leaves it."""
+    version, words, gauss = rng.getstate()
+    children, done, after = core().search(
+        to_native(info.template), list(info.hidden_slots),
+        [list(pool) for pool in info.age_pools], list(info.guild_pool), list(info.box_pool),
+        list(info.wonder_pool), list(words), iterations, seconds, c, _POLICY[rollout],
+        build_bias, margin, epsilon)
+    rng.setstate((version, tuple(after), gauss))
+    return [(MOVE_OF[m], visits, reward) for m, visits, reward in children], int(done)
