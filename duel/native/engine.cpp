@@ -5,38 +5,46 @@ namespace duel {
 
 Data D;
 
-// city.PlayerState.add_card (the caller's price tables need no forgetting: no cache here).
-void Player::add_card(int card) {
+// city.PlayerState.add_card.
+bool Player::add_card(int card) {
     const CardData& c = D.cards[card];
     built.set(card);
     cards.push((uint8_t)card);
     color_count[c.color]++;
-    if (c.color == BROWN || c.color == GREY)
+    bool priced = false;
+    if (c.color == BROWN || c.color == GREY) {
         for (int r = 0; r < 5; r++) prod[r] += c.produces[r];
-    if (c.discount_mask) discount |= c.discount_mask;
-    if (c.wild) add_wild(c.wild, 1);
+        priced = true;
+    }
+    if (c.discount_mask) { discount |= c.discount_mask; priced = true; }
+    if (c.wild) { add_wild(c.wild, 1); priced = true; }
     if (c.symbol >= 0) {
         int bit = 1 << c.symbol;
         if (sym1 & bit) sym2 |= bit;
         sym1 |= bit;
     }
+    return priced;
 }
 
 // city.PlayerState.remove_card: add_card's inverse.
-void Player::remove_card(int card) {
+bool Player::remove_card(int card) {
     const CardData& c = D.cards[card];
     built.unset(card);
     cards.remove((uint8_t)card);
     color_count[c.color]--;
-    if (c.color == BROWN || c.color == GREY)
+    bool priced = false;
+    if (c.color == BROWN || c.color == GREY) {
         for (int r = 0; r < 5; r++) prod[r] -= c.produces[r];
-    if (c.discount_mask) discount &= ~c.discount_mask;
-    if (c.wild) add_wild(c.wild, -1);
+        priced = true;
+    }
+    if (c.discount_mask) { discount &= ~c.discount_mask; priced = true; }
+    if (c.wild) { add_wild(c.wild, -1); priced = true; }
     if (c.symbol >= 0) {
         int bit = 1 << c.symbol;
         if (sym2 & bit) sym2 &= ~bit;
         else sym1 &= ~bit;
     }
+    return priced;
 }
 
 // pricing.trade_cost: the greedy that gives the minimum (see its docstring).
@@ -77,13 +85,22 @@ int State::card_price(int seat, int card) const {
     const CardData& c = D.cards[card];
     if (c.chain_from >= 0 && p.built.has(c.chain_from)) return 0;
     if (!c.has_resource_cost) return c.coins;
-    bool rebate = c.color == BLUE && p.has_token(MASONRY);
-    return c.coins + trade_cost(c.needs, p, rebate, players[1 - seat]);
+    int16_t& known = prices[seat][card];
+    if (known < 0) {
+        bool rebate = c.color == BLUE && p.has_token(MASONRY);
+        known = (int16_t)(c.coins + trade_cost(c.needs, p, rebate, players[1 - seat]));
+    }
+    return known;
 }
 
 int State::wonder_price(int seat, int w) const {
-    const Player& p = players[seat];
-    return trade_cost(D.wonders[w].needs, p, p.has_token(ARCHITECTURE), players[1 - seat]);
+    int16_t& known = prices[seat][MAX_CARDS + w];
+    if (known < 0) {
+        const Player& p = players[seat];
+        known = (int16_t)trade_cost(D.wonders[w].needs, p, p.has_token(ARCHITECTURE),
+                                    players[1 - seat]);
+    }
+    return known;
 }
 
 // GameState.legal_moves.
@@ -186,7 +203,7 @@ bool State::build_card(int seat, int card, bool chain) {
     Player& p = players[seat];
     const CardData& c = D.cards[card];
     bool pair = c.symbol >= 0 && ((p.sym1 >> c.symbol) & 1);
-    p.add_card(card);
+    if (p.add_card(card)) dirty();
     if (chain && p.has_token(URBANISM)) p.coins += 4;
     p.coins += c.instant_coins;
     switch (c.gain) {
@@ -219,7 +236,7 @@ void State::build_wonder(int seat, int w) {
     Player& o = players[1 - seat];
     const WonderData& wd = D.wonders[w];
     p.wonder_age[p.wonders.index((uint8_t)w)] = (uint8_t)age;
-    if (wd.wild) p.add_wild(wd.wild, 1);
+    if (wd.wild) { p.add_wild(wd.wild, 1); dirty(); }
     if (++wonders_built == 7)
         for (int q = 0; q < 2; q++)
             for (int i = 0; i < players[q].wonders.n; i++)
@@ -248,7 +265,7 @@ void State::build_wonder(int seat, int w) {
 
 void State::gain_token(int seat, int t) {
     Player& p = players[seat];
-    p.add_token(t);
+    if (p.add_token(t)) dirty();
     if (t == AGRICULTURE || t == URBANISM) p.coins += 6;
     else if (t == LAW && p.science_count() >= 6) finish(seat, V_SCIENCE);
 }
@@ -351,7 +368,7 @@ void State::play(int move) {
         if (step != GAME_END) end_turn();
         return;
     case DESTROY_CARD:
-        players[1 - seat].remove_card(a);
+        if (players[1 - seat].remove_card(a)) dirty();
         discard.push((uint8_t)a);
         prev_target = 1 - seat;
         end_turn();

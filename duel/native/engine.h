@@ -111,12 +111,14 @@ struct Player {
     }
     int science_count() const { return __builtin_popcount((unsigned)sym1); }
     void add_wild(int kind, int n) { if (kind == 1) wild_raw += n; else wild_man += n; }
-    void add_card(int card);
-    void remove_card(int card);
-    void add_token(int t) {
+    // Each returns true when what constructions cost changed (city.py's flags).
+    bool add_card(int card);
+    bool remove_card(int card);
+    bool add_token(int t) {
         tokens |= 1 << t;
         token_list.push((uint8_t)t);
         if (t == LAW) sym1 |= 1 << 6;  // the scale
+        return t == MASONRY || t == ARCHITECTURE;
     }
 };
 
@@ -144,6 +146,11 @@ struct State {
     int8_t wonder_draft[8];
     int8_t ages[3][20];
 
+    // Prices known in the current context, -1 where not computed yet (the Python engine's
+    // PriceBook tables, per state): both cities' prices are forgotten when either changes.
+    mutable int16_t prices[2][MAX_CARDS + N_WONDERS];
+    State() { dirty(); }
+    void dirty() { std::memset(prices, 0xff, sizeof prices); }
     int card_price(int seat, int card) const;
     int wonder_price(int seat, int w) const;
     int legal(int* out) const;  // the legal moves in GameState.legal_moves' order; count
