@@ -90,5 +90,5 @@ def bench_reuse(games: int, seconds: float, seed: int) -> dict[str, Any]:
     print(f"{spec} against rule, {figures['games']} games, {figures['decisions']} searched "
           f"decisions: a subtree kept in {figures['decisions_kept']:.0%} of them; visits kept "
           f"per decision {figures['kept_share']:.1%} of the root's (95% CI {lo:.1%}-{hi:.1%}, "
-          "bootstrap over games; the Python search, native=0)")
+          "bootstrap over games), the Python search (native=0)")
     return figures
