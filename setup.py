@@ -96,8 +96,9 @@ class BuildExtOrPure(build_ext):
             self.extensions = [e for e in self.extensions if e.name == NATIVE]
             return
         add_native(self._native, Path(self.build_lib) / "duel" / build_info.MANIFEST)
-        say(f"compiled {len(build_info.COMPILED)} modules with mypyc "
-            f"(C compile {time.monotonic() - start:.0f} s)")
+        if any(e.name != NATIVE for e in self.extensions):
+            say(f"compiled {len(build_info.COMPILED)} modules with mypyc "
+                f"(C compile {time.monotonic() - start:.0f} s)")
 
     def build_extension(self, ext: Any) -> None:
         if ext.name != NATIVE:
@@ -110,6 +111,8 @@ class BuildExtOrPure(build_ext):
             reason = f"the native core failed to build ({type(exc).__name__}: {str(exc)[:300]})"
             say(f"{reason}; installing without it")
             remove_native(ROOT / "duel")
+            # An earlier build's file in the build folder must not be copied into place.
+            Path(self.get_ext_fullpath(ext.name)).unlink(missing_ok=True)
             self._native = {"build": "off", "reason": reason}
             return
         import pybind11
@@ -119,7 +122,14 @@ class BuildExtOrPure(build_ext):
                         "sources": build_info.native_hashes(ROOT / "duel")}
 
     def get_outputs(self) -> list[str]:
-        return list(super().get_outputs()) if self.extensions else []
+        if not self.extensions:
+            return []
+        outputs = list(super().get_outputs())
+        native = getattr(self, "_native", None)
+        if native is not None and native.get("build") != "native":  # it failed to build
+            outputs = [o for o in outputs
+                       if not Path(o).name.startswith(build_info.NATIVE_MODULE + ".")]
+        return outputs
 
 
 # The setup.py commands that build; the metadata steps before them need no compiler.
@@ -136,7 +146,9 @@ def native_extension() -> list[Any]:
         say(f"the native core is not built: {NATIVE_OFF}")
         return []
     sources = [f"duel/{name}" for name in build_info.NATIVE_SOURCES if name.endswith(".cpp")]
+    # optional: copying it into place (an in-place or editable build) skips it when it failed.
     return [Extension(NATIVE, sources=sources, include_dirs=[pybind11.get_include()],
+                      optional=True,
                       depends=[f"duel/{n}" for n in build_info.NATIVE_SOURCES],
                       language="c++",
                       # -O2, not -O3: as fast here and faster to compile on 2 cores.
