@@ -48,6 +48,19 @@ COMPILED: tuple[str, ...] = (
     "duel.guide.redeal",
     "duel.guide.search",
 )
+# The native core (C++, docs/native.md): its sources, and the Python it transcribes. A change
+# to either since the extension was built makes it stale: it never runs then (the Python rules
+# it mirrors may have changed; the differential test holds it to them as built).
+NATIVE_SOURCES: tuple[str, ...] = (
+    "native/mt.h", "native/engine.h", "native/engine.cpp", "native/search.h",
+    "native/search.cpp", "native/core.cpp",
+)
+NATIVE_MIRRORS: tuple[str, ...] = (
+    "engine/state.py", "engine/city.py", "engine/pricing.py", "engine/scoring.py",
+    "engine/data.py", "engine/layout.py", "engine/deal.py", "engine/draws.py",
+    "engine/infoset.py", "engine/playout.py", "agents/mcts.py", "native/__init__.py",
+)
+NATIVE_MODULE = "_native"
 # mypyc's shared library for the group (its runtime and every module's code).
 GROUP = "duel.compiled"
 MANIFEST = "_build.json"
@@ -77,6 +90,17 @@ def extension_files(root: Path = PACKAGE_ROOT) -> list[Path]:
             if path.exists():
                 found.append(path)
     return found
+
+
+def native_hashes(root: Path = PACKAGE_ROOT) -> dict[str, str]:
+    return {name: hashlib.sha256((root / name).read_bytes()).hexdigest()
+            for name in (*NATIVE_SOURCES, *NATIVE_MIRRORS)}
+
+
+def native_files(root: Path = PACKAGE_ROOT) -> list[Path]:
+    """The native core's extension file(s) in the package folder."""
+    return [root / (NATIVE_MODULE + suffix) for suffix in importlib.machinery.EXTENSION_SUFFIXES
+            if (root / (NATIVE_MODULE + suffix)).exists()]
 
 
 def pure_requested() -> bool:
@@ -146,9 +170,45 @@ def build() -> str:
     return _state["build"]
 
 
+_native_state: dict[str, str] = {}
+
+
+def native() -> str:
+    """"native" when the native core is built from the sources on disk and not turned off
+    (DUEL_PURE=1), else "off"; decided once per process, with a one-line warning on stderr
+    when a built core is stale."""
+    if _native_state:
+        return _native_state["state"]
+    manifest = _read_manifest().get("native")
+    info = manifest if isinstance(manifest, dict) else {}
+    if pure_requested():
+        _native_state.update(state="off", reason="DUEL_PURE=1 in the environment")
+    elif not native_files():
+        _native_state.update(state="off", reason=str(info.get("reason", "not built")))
+    else:
+        recorded = info.get("sources")
+        hashes: dict[str, object] = recorded if isinstance(recorded, dict) else {}
+        current = native_hashes()
+        stale = "" if hashes else f"duel/{MANIFEST} (no native sources)"
+        if not stale:
+            stale = next((f"duel/{n}" for n in current if hashes.get(n) != current[n]), "")
+        if stale:
+            _native_state.update(state="off", reason=f"{stale} changed since it was built")
+            print(f"duel: {stale} changed since the native core was built; not using it. "
+                  f"Rebuild with `{REBUILD}`.", file=sys.stderr)
+        else:
+            _native_state.update(state="native", reason=str(info.get("compiler", "C++")))
+    return _native_state["state"]
+
+
 def describe() -> str:
     """One line for `duel --version` and the benchmarks: the build and why."""
     activate()
     if _state["build"] == "compiled":
-        return f"compiled ({_state['reason']}, {len(COMPILED)} modules)"
-    return f"pure ({_state['reason']})"
+        line = f"compiled ({_state['reason']}, {len(COMPILED)} modules)"
+    else:
+        line = f"pure ({_state['reason']})"
+    native()
+    if _native_state["state"] == "native":
+        return f"{line} + native core ({_native_state['reason']})"
+    return f"{line}, no native core ({_native_state['reason']})"

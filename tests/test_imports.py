@@ -176,7 +176,7 @@ def test_no_import_cycles(in_functions: bool) -> None:
 # used), so `from duel import __version__` is no arrow up.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("duel.errors", "duel.build", "duel.util", "duel"),
-    ("duel.engine",),
+    ("duel.engine", "duel.native"),  # the native core: the engine's rules in C++, and search
     # The LLM seat's harness settings are a table that needs only duel.errors: the words for
     # people name a player's settings from it.
     ("duel.io", "duel.schemas", "duel.stats", "duel.words", "duel.prompts",

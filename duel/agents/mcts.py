@@ -25,6 +25,13 @@ depends only on the views and generator the agent was given. Server seats and `P
 /agents/move` build an agent per move (the decision depends on the request alone), so they do
 not reuse.
 
+The native core (``native=1``, the default when it is built; docs/native.md): the same search
+in C++, growing the same tree from the same generator (a seeded search with an iteration
+budget chooses the same move with the same statistics), about ten times as many iterations per
+second. It keeps no tree between decisions, so with it ``reuse`` has nothing to keep: the first
+decision of a game is the Python search's, the later ones are those of ``reuse=0``.
+``native=0`` or ``DUEL_PURE=1`` runs the Python search.
+
 Root parallelism (``workers=N``): N processes each grow their own tree from the same view with
 the full budget and their own seed (drawn from the agent's generator, so a seeded search stays
 reproducible); the root children's visits and rewards are summed and the most visited wins.
@@ -245,7 +252,7 @@ class MCTSAgent:
     def __init__(self, iterations: int = 0, time: float = 0.0, c: float = 0.7,
                  rollout: str = "mast", build_bias: float = 0.75, margin: float = 0.0,
                  epsilon: float = 0.3,
-                 seed: int = -1, workers: int = 1, reuse: int = 1) -> None:
+                 seed: int = -1, workers: int = 1, reuse: int = 1, native: int = 1) -> None:
         if iterations < 0:
             raise SpecError(f"iterations must be >= 0, got {iterations}")
         if not (time >= 0 and math.isfinite(time)):
@@ -266,6 +273,8 @@ class MCTSAgent:
             raise SpecError(f"workers must be >= 1, got {workers}")
         if reuse not in (0, 1):
             raise SpecError(f"reuse must be 0 or 1, got {reuse}")
+        if native not in (0, 1):
+            raise SpecError(f"native must be 0 or 1, got {native}")
         if iterations <= 0 and time <= 0:
             iterations = 1000
         self.spec = "mcts"
@@ -278,6 +287,8 @@ class MCTSAgent:
         self.margin = margin
         self.workers = workers
         self.reuse = reuse == 1 and workers == 1
+        # The native search when asked for and built (and not stale, nor DUEL_PURE=1).
+        self.native = native == 1 and _native_available()
         self._rng = random.Random(seed) if seed >= 0 else None
         # The node of the move chosen last, and a sample of the position after it (reuse).
         self._last: tuple[Node, GameState] | None = None
@@ -363,7 +374,7 @@ class MCTSAgent:
     def _params(self) -> dict[str, Any]:
         return {"iterations": self.iterations, "time": self.time, "c": self.c,
                 "rollout": self.rollout, "build_bias": self.build_bias, "margin": self.margin,
-                "epsilon": self.epsilon}
+                "epsilon": self.epsilon, "native": int(self.native)}
 
     def _search_parallel(self, view: dict[str, Any], rng: random.Random
                          ) -> tuple[list[tuple[Move, int, float]], int, float]:
@@ -391,6 +402,8 @@ class MCTSAgent:
         """Grow `root` (a new tree by default) from `info` for the budget: `iterations` more,
         or `time` seconds."""
         start = time.perf_counter()
+        if root is None and self.native:
+            return self._search_native(info, rng, start)
         if root is None:
             root = Node(None, None, -1)
         limit = self.iterations
@@ -407,6 +420,31 @@ class MCTSAgent:
                         self.margin, mast)
                 done += 1
         return root, done, time.perf_counter() - start
+
+
+    def _search_native(self, info: InfoSet, rng: random.Random, start: float
+                       ) -> tuple[Node, int, float]:
+        """The search in native code: a root with its children's statistics (no deeper tree:
+        nothing below them is kept)."""
+        from duel.native import search
+
+        children, done = search(info, rng, self.iterations, self.time, self.c, self.rollout,
+                                self.build_bias, self.margin, self.epsilon)
+        root = Node(None, None, -1)
+        root.visits = done
+        mover = info.template.current
+        for move, visits, reward in children:
+            child = Node(move, root, mover)
+            child.visits = visits
+            child.reward = reward
+            root.children[move] = child
+        return root, done, time.perf_counter() - start
+
+
+def _native_available() -> bool:
+    from duel.native import available
+
+    return available()
 
 
 def iterate(node: Node, state: GameState, rng: random.Random, c: float, policy: str,

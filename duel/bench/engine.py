@@ -59,11 +59,17 @@ def mid_age_two(seed: int = 0) -> GameState:
 def compare_engine(seconds: float) -> dict[str, Any]:
     """`duel bench engine`: the running build's figures and the pure build's, in one run."""
     from duel.build import build
+    from duel.native import available
 
     mine = bench_engine(seconds)
     pure = mine if build() == "pure" else pure_figures("duel.bench.engine",
                                                         f"bench_engine({seconds!r})")
-    return {"build": build(), "games_per_s": mine["play_games_per_s"],
+    native: dict[str, Any] = {}
+    if available():  # the same loop in the native core (duel bench native compares them)
+        from duel.bench.native import native_games
+
+        native["native_games_per_s"] = native_games(seconds / 2, 0)[0]
+    return {"build": build(), **native, "games_per_s": mine["play_games_per_s"],
             "pure_games_per_s": pure["play_games_per_s"],
             "moves_per_s": mine["play_moves_per_s"], "pure_moves_per_s": pure["play_moves_per_s"],
             "apply_games_per_s": mine["apply_games_per_s"],

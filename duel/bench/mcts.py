@@ -78,7 +78,9 @@ def bench_reuse(games: int, seconds: float, seed: int) -> dict[str, Any]:
     per_game = []
     for i in range(games):
         mine = i % 2
-        players = (spec, "rule") if mine == 0 else ("rule", spec)
+        # The Python search: the native one keeps no tree (docs/native.md).
+        searcher = f"{spec},native=0"
+        players = (searcher, "rule") if mine == 0 else ("rule", searcher)
         result = play_match(*players, seed=seed + i)
         per_game.append([(int(r.details.get("reused", 0)), int(r.details["iterations"]))
                          for r in result.records
@@ -88,5 +90,5 @@ def bench_reuse(games: int, seconds: float, seed: int) -> dict[str, Any]:
     print(f"{spec} against rule, {figures['games']} games, {figures['decisions']} searched "
           f"decisions: a subtree kept in {figures['decisions_kept']:.0%} of them; visits kept "
           f"per decision {figures['kept_share']:.1%} of the root's (95% CI {lo:.1%}-{hi:.1%}, "
-          "bootstrap over games)")
+          "bootstrap over games), the Python search (native=0)")
     return figures

@@ -32,6 +32,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     q.add_argument("--json", action="store_true", help="one JSON object")
     q.set_defaults(func=mcts)
 
+    q = add("native", "the native core against the build beside it: random games/s and "
+            "MCTS iterations/s, alternating rounds")
+    q.add_argument("--rounds", type=integer, default=5, help="rounds of each figure (default 5)")
+    q.add_argument("--seconds", type=real, default=2.0, help="CPU seconds per figure (default 2)")
+    q.add_argument("--json", action="store_true", help="one JSON object")
+    q.set_defaults(func=native)
+
     q = add("reuse", "how much of each search's tree is kept from the seat's last one")
     q.add_argument("--games", type=integer, default=10)
     q.add_argument("--time", type=real, default=1.0, help="MCTS seconds per move")
@@ -133,6 +140,8 @@ def engine(args: argparse.Namespace) -> int:
     print(f"{r['games_per_s']:.0f} games/s, {r['moves_per_s']:.0f} moves/s "
           "(random vs random, one core, in-place play)")
     print(f"{r['apply_games_per_s']:.0f} games/s (checked apply, a new state per move)")
+    if "native_games_per_s" in r:
+        print(f"native core: {r['native_games_per_s']:.0f} games/s in place (duel bench native)")
     print(f"pure build of the same source: {r['pure_games_per_s']:.0f} games/s in place, "
           f"{r['pure_apply_games_per_s']:.0f} with apply; {r['speedup']:.2f}x")
     return 0
@@ -152,6 +161,28 @@ def mcts(args: argparse.Namespace) -> int:
           f"{r['speedup']:.2f}x)")
     print(f"{r['mid_age_two_iterations_per_s']:.0f} iterations/s from a mid-Age-II "
           f"position (pure build {r['pure_mid_age_two_iterations_per_s']:.0f})")
+    return 0
+
+
+def native(args: argparse.Namespace) -> int:
+    from duel.bench.native import compare_native
+
+    header(args)
+    r = compare_native(args.rounds, args.seconds)
+    if args.json:
+        dump(r)
+        return 0
+    print(_rates_line(r) + f"; {r['rounds']} alternating rounds of {r['seconds']:g} s each")
+
+    def fig(key: str) -> str:
+        lo, hi = r[key]["ci"]
+        return f"{r[key]['mean']:.0f} (95% CI {lo:.0f}-{hi:.0f})"
+
+    for what, unit in (("games", "random games/s, one core"),
+                       ("mcts", "MCTS iterations/s from Age I's start")):
+        lo, hi = r[f"{what}_speedup"]["ci"]
+        print(f"{unit}: native {fig(f'native_{what}')}, beside it {fig(f'python_{what}')}; "
+              f"{r[f'{what}_speedup']['mean']:.1f}x ({lo:.1f}-{hi:.1f})")
     return 0
 
 

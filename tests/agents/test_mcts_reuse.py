@@ -1,5 +1,7 @@
 """MCTS tree reuse: the subtree kept between a seat's decisions is the one of the moves really
-played since, found from the views alone; seeded games stay reproducible; reuse=0 turns it off."""
+played since, found from the views alone; seeded games stay reproducible; reuse=0 turns it off.
+The Python search's (native=0): the native one keeps no tree (docs/native.md, and
+tests/agents/test_native_mcts.py)."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ def test_the_subtree_kept_is_the_one_of_the_moves_played() -> None:
     second four wonders); and most decisions keep one."""
     kept = compared = pruned = 0
     for seed in (1, 2):
-        agent = MCTSAgent(iterations=300, seed=seed)
+        agent = MCTSAgent(iterations=300, seed=seed, native=0)
         rule = RuleAgent()
         state = new_game(seed)
         me = seed % 2
@@ -64,8 +66,8 @@ def searched(records: list[MoveRecord]) -> list[dict[str, Any]]:
 
 
 def test_reuse_keeps_seeded_games_reproducible_and_counts_new_iterations() -> None:
-    a = play_match("mcts:iterations=120", "rule", seed=4)
-    b = play_match("mcts:iterations=120", "rule", seed=4)
+    a = play_match("mcts:iterations=120,native=0", "rule", seed=4)
+    b = play_match("mcts:iterations=120,native=0", "rule", seed=4)
     assert [r.move for r in a.records] == [r.move for r in b.records]
     assert searched(a.records) == searched(b.records)
     details = searched(a.records)
@@ -85,7 +87,7 @@ def test_reuse_0_grows_a_new_tree_every_move() -> None:
 
 def test_a_new_game_with_the_same_agent_starts_afresh() -> None:
     """The views of another game do not lead back into the last game's tree."""
-    agent = MCTSAgent(iterations=80, seed=0)
+    agent = MCTSAgent(iterations=80, seed=0, native=0)
     play_match(agent, "rule", seed=6)
     first = play_match(agent, "rule", seed=7).records
     mine = [r for r in first if r.seat.index == 0]

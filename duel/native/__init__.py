@@ -1,0 +1,237 @@
+"""The native core (C++, docs/native.md): the rules, random playouts and the ISMCTS search,
+transcribed from the Python engine and held to it ply by ply by tests/engine/test_native.py.
+
+This module is the bridge: it loads the extension ``duel._native`` when :mod:`duel.build` says
+the built one matches its sources (a stale build never runs), hands it duel.engine.data's tables
+(so the rules' data are written once, in Python), and converts states and moves both ways.
+:func:`available` says whether it can be used; everything else assumes it can.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from types import ModuleType
+from typing import Any, Final
+
+from duel.engine.data import (
+    AGE1_CARDS,
+    AGE2_CARDS,
+    AGE3_CARDS,
+    CARD_NAMES,
+    CARDS,
+    CHAIN_FROM,
+    GUILD_CARDS,
+    TOKEN_NAMES,
+    WONDER_NAMES,
+    WONDERS,
+)
+from duel.engine.layout import COVERED_BY, COVERS, FACE_UP_MASK
+from duel.engine.moves import (
+    BUILD_MOVES,
+    DESTROY_MOVES,
+    DISCARD_MOVES,
+    FROM_DISCARD_MOVES,
+    LIBRARY_MOVES,
+    SELECT_MOVES,
+    START_MOVES,
+    TOKEN_MOVES,
+    WONDER_MOVES,
+    Move,
+)
+from duel.engine.result import VICTORY_CIVILIAN, VICTORY_MILITARY, VICTORY_SCIENCE
+from duel.engine.state import GameState
+
+_module: ModuleType | None = None
+
+
+def available() -> bool:
+    """True when the native core is built, not stale, and not turned off (DUEL_PURE=1)."""
+    return core() is not None
+
+
+def core() -> Any:
+    """The loaded extension (data handed over), or None (see duel.build.native_state)."""
+    global _module
+    if _module is None:
+        from duel import build
+
+        if build.native() != "native":
+            return None
+        # By name: the extension has no stubs, and is absent from a pure install.
+        native = importlib.import_module(f"duel.{build.NATIVE_MODULE}")
+        _load_data(native)
+        _module = native
+    return _module
+
+
+def _load_data(native: Any) -> None:
+    cards = [{"color": c.color, "coins": c.coins, "chain_from": CHAIN_FROM[c.id],
+              "symbol": c.symbol, "vp": c.vp, "shields": c.shields,
+              "discount_mask": c.discount_mask, "wild": c.wild,
+              "gain": c.gain, "gain_amount": c.gain_amount, "instant_coins": c.instant_coins,
+              "guild_kind": c.guild_kind, "has_resource_cost": c.has_resource_cost,
+              "age": c.age, "produces": c.produces, "needs": list(c.needs),
+              "guild_colors": list(c.guild_colors)} for c in CARDS]
+    wonders = [{"vp": w.vp, "shields": w.shields, "play_again": w.play_again, "coins": w.coins,
+                "opp_loses": w.opp_loses, "destroy": w.destroy, "wild": w.wild,
+                "library": w.library, "mausoleum": w.mausoleum, "needs": list(w.needs)}
+               for w in WONDERS]
+    covers = [[(list(COVERS[a][s]), len(COVERED_BY[a][s])) for s in range(20)]
+              for a in range(3)]
+    native.load_data(cards, wonders, covers, list(FACE_UP_MASK),
+                     [list(AGE1_CARDS), list(AGE2_CARDS), list(AGE3_CARDS)], list(GUILD_CARDS))
+
+
+# ---------------------------------------------------------------- moves
+# A native move is kind << 12 | a << 4 | b (engine.h): the kinds in MOVE_KINDS order.
+def _code(kind: int, a: int, b: int = 0) -> int:
+    return kind << 12 | a << 4 | b
+
+
+def _move_table() -> dict[int, Move]:
+    table: dict[int, Move] = {}
+    for w, m in enumerate(SELECT_MOVES):
+        table[_code(0, w)] = m
+    for slot in range(20):
+        table[_code(1, slot)] = BUILD_MOVES[slot]
+        table[_code(2, slot)] = DISCARD_MOVES[slot]
+        for w, m in enumerate(WONDER_MOVES[slot]):
+            table[_code(3, slot, w)] = m
+    for t in range(len(TOKEN_NAMES)):
+        table[_code(4, t)] = TOKEN_MOVES[t]
+        table[_code(5, t)] = LIBRARY_MOVES[t]
+    for c in range(len(CARDS)):
+        table[_code(6, c)] = DESTROY_MOVES[c]
+        table[_code(7, c)] = FROM_DISCARD_MOVES[c]
+    for n, m in enumerate(START_MOVES, 1):
+        table[_code(8, n)] = m
+    return table
+
+
+MOVE_OF: Final[dict[int, Move]] = _move_table()
+CODE_OF: Final[dict[Move, int]] = {m: code for code, m in MOVE_OF.items()}
+_VICTORY: Final = ("", VICTORY_CIVILIAN, VICTORY_MILITARY, VICTORY_SCIENCE)
+_AGE_NAMES: Final = ("I", "II", "III")
+
+
+# ---------------------------------------------------------------- states
+def _player_fields(p: Any) -> dict[str, Any]:
+    return {"coins": p.coins, "built": (p.built & (2**64 - 1), p.built >> 64),
+            "cards": list(p.cards), "color_count": list(p.color_count), "prod": tuple(p.prod),
+            "discount": p.discount, "wild_raw": p.wild_raw, "wild_man": p.wild_man,
+            "sym1": p.sym1, "sym2": p.sym2, "tokens": p.tokens,
+            "token_list": tuple(p.token_list), "wonders": tuple(p.wonders),
+            "wonder_age": tuple(p.wonder_age)}
+
+
+def to_native(state: GameState) -> Any:
+    """The native copy of `state` (its deal's parts the rules still read included)."""
+    d = state.deal
+    fields = {
+        "step": state.step, "age": state.age, "current": state.current,
+        "players": [_player_fields(p) for p in state.players], "military": state.military,
+        "loot": state.loot, "pyramid": state.pyramid, "face_up": state.face_up,
+        "cover": state.cover, "accessible": state.accessible, "remaining": state.remaining,
+        "discard": state.discard, "tokens_board": state.tokens_board,
+        "tokens_box": state.tokens_box, "library": state.library,
+        "wonders_available": state.wonders_available, "draft_pick": state.draft_pick,
+        "wonders_built": state.wonders_built, "wonders_removed": state.wonders_removed,
+        "play_again": state.play_again, "last_player": state.last_player,
+        "winner": state.winner, "victory": _VICTORY.index(state.victory), "ply": state.ply,
+        "first": state.first, "wonder_draft": d.wonder_draft,
+        "ages": (d.age1, d.age2, d.age3)}
+    return core().State.load(fields)
+
+
+def python_fields(state: GameState) -> dict[str, Any]:
+    """Every field of `state` that the rules write, in the form :func:`native_fields` gives
+    (the caches aside: the price book and tables, the game code; the deal is the input)."""
+    out = {name: getattr(state, name) for name in (
+        "step", "age", "current", "military", "loot", "pyramid", "face_up", "cover",
+        "accessible", "remaining", "discard", "tokens_board", "tokens_box", "library",
+        "wonders_available", "draft_pick", "wonders_built", "wonders_removed", "play_again",
+        "last_player", "winner", "victory", "ply", "first", "prev")}
+    out["players"] = [_player_fields(p) for p in state.players]
+    return out
+
+
+def native_fields(native: Any, loaded_prev: tuple[Any, ...] = (-1, "", -1, ())
+                  ) -> dict[str, Any]:
+    """The native state's fields as :func:`python_fields` gives a GameState's. `loaded_prev`:
+    the prev of the state it was loaded from, while no move has been played on it."""
+    out: dict[str, Any] = native.fields()
+    out["players"] = list(out["players"])
+    out["victory"] = _VICTORY[out["victory"]]
+    out["prev"] = _prev(out["prev"], out["age"], loaded_prev)
+    return out
+
+
+def _prev(raw: tuple[int, int, int, int, int], age: int, loaded: tuple[Any, ...]
+          ) -> tuple[Any, ...]:
+    """GameState.prev from the native record: the same text and values its handlers write."""
+    actor, code, card, value, target = raw
+    if code < 0:
+        return loaded
+    kind, a, b = code >> 12, (code >> 4) & 0xFF, code & 15
+    if kind == 0:
+        return (actor, f"selected wonder {WONDER_NAMES[a]}", -1, ())
+    if kind == 1:
+        return (actor, "constructed {} for {} coins", -1, (CARD_NAMES[card], value))
+    if kind == 2:
+        return (actor, "discarded {} for {} coins", -1, (CARD_NAMES[card], value))
+    if kind == 3:
+        return (actor, "constructed wonder {} with {} for {} coins", -1,
+                (WONDER_NAMES[b], CARD_NAMES[card], value))
+    if kind == 4:
+        return (actor, f"chose progress token {TOKEN_NAMES[a]}", -1, ())
+    if kind == 5:
+        return (actor, f"chose progress token {TOKEN_NAMES[a]} with THE_GREAT_LIBRARY", -1, ())
+    if kind == 6:
+        return (actor, f"destroyed {CARD_NAMES[a]} of player {{target}}", target, ())
+    if kind == 7:
+        return (actor, f"constructed {CARD_NAMES[a]} from the discard pile with THE_MAUSOLEUM",
+                -1, ())
+    return (actor, f"chose player {{target}} to start Age {_AGE_NAMES[age - 1]}", target, ())
+
+
+def legal_moves(native: Any) -> list[Move]:
+    return [MOVE_OF[code] for code in native.legal()]
+
+
+def random_game(native: Any, rng: random.Random) -> list[Move]:
+    """duel.engine.playout.random_game on the native state: the same moves from the same
+    generator, which is left where the Python playout would leave it."""
+    version, words, gauss = rng.getstate()
+    moves, after = native.random_game(list(words))
+    rng.setstate((version, tuple(after), gauss))
+    return [MOVE_OF[code] for code in moves]
+
+
+def random_games(first_seed: int, count: int, rng: random.Random) -> int:
+    """`duel bench engine`'s loop in native code: game i dealt from seed first_seed + i, the
+    moves drawn from `rng`. Returns the moves played."""
+    version, words, gauss = rng.getstate()
+    moves, after = core().random_games(first_seed, count, list(words))
+    rng.setstate((version, tuple(after), gauss))
+    return int(moves)
+
+
+# ---------------------------------------------------------------- the search
+_POLICY: Final = {"uniform": 0, "heuristic": 1, "mast": 2}
+
+
+def search(info: Any, rng: random.Random, iterations: int, seconds: float, c: float,
+           rollout: str, build_bias: float, margin: float, epsilon: float
+           ) -> tuple[list[tuple[Move, int, float]], int]:
+    """MCTSAgent.search from a fresh root in native code (duel/native/search.cpp): the root
+    children's (move, visits, total reward) in the order they were expanded, and the
+    iterations done. `info` is an InfoSet; `rng` is left where the Python search leaves it."""
+    version, words, gauss = rng.getstate()
+    children, done, after = core().search(
+        to_native(info.template), list(info.hidden_slots),
+        [list(pool) for pool in info.age_pools], list(info.guild_pool), list(info.box_pool),
+        list(info.wonder_pool), list(words), iterations, seconds, c, _POLICY[rollout],
+        build_bias, margin, epsilon)
+    rng.setstate((version, tuple(after), gauss))
+    return [(MOVE_OF[m], visits, reward) for m, visits, reward in children], int(done)

@@ -1,0 +1,273 @@
+// ISMCTS in C++: a transcription of duel/agents/mcts.py's MCTSAgent.search (iterate, rollout,
+// Mast, outcome) and duel/engine/infoset.py's InfoSet.sample, drawing the same numbers from
+// the same generator, so that a seeded search with an iteration budget grows the same tree
+// and reports the same root statistics as the Python search (tests/agents/test_native_mcts.py).
+// The one difference: no tree is kept between decisions (docs/native.md).
+#include "search.h"
+
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "engine.h"
+
+namespace py = pybind11;
+using namespace duel;
+
+namespace {
+
+// InfoSet: the template and the pools of what the view does not show.
+struct Info {
+    State tmpl;
+    std::vector<std::pair<int, bool>> hidden;  // (slot, guild back?)
+    std::vector<int> age_pools[3], guild_pool, box_pool, wonder_pool;
+};
+
+// InfoSet.sample: the same shuffles in the same order (the parts of the deal the rules never
+// read, wonders out and cards removed, are not drawn as lists, but their draws are the same).
+void sample(const Info& info, MT& rng, State& s) {
+    const State& t = info.tmpl;
+    s = t;
+    int pools[3][32], np[3];
+    for (int a = 0; a < 3; a++) {
+        np[a] = (int)info.age_pools[a].size();
+        for (int i = 0; i < np[a]; i++) pools[a][i] = info.age_pools[a][i];
+    }
+    int guilds[8], ng = (int)info.guild_pool.size();
+    for (int i = 0; i < ng; i++) guilds[i] = info.guild_pool[i];
+    int g0 = 0;  // guilds[g0:ng] remain
+    rng.shuffle(guilds, ng);
+    for (int a = 0; a < 3; a++) rng.shuffle(pools[a], np[a]);
+    int age = t.age;
+    if (t.step != WONDER_SELECTION)
+        for (auto& h : info.hidden)
+            s.pyramid[h.first] = (int8_t)(h.second ? guilds[--ng] : pools[age - 1][--np[age - 1]]);
+    int first_future = t.step == WONDER_SELECTION ? 1 : age + 1;
+    for (int a = first_future; a <= 3; a++) {
+        if (a < 3) {
+            for (int i = 0; i < 20; i++) s.ages[a - 1][i] = (int8_t)(i < np[a - 1] ? pools[a - 1][i] : -1);
+        } else {
+            int cards[20], n = 0;
+            for (int i = 0; i < 17 && i < np[2]; i++) cards[n++] = pools[2][i];
+            for (int i = 0; i < 3 && g0 + i < ng; i++) cards[n++] = guilds[g0 + i];
+            rng.shuffle(cards, n);
+            for (int i = 0; i < 20; i++) s.ages[2][i] = (int8_t)(i < n ? cards[i] : -1);
+            g0 += 3;
+        }
+    }
+    int box[10], nb = (int)info.box_pool.size();
+    for (int i = 0; i < nb; i++) box[i] = info.box_pool[i];
+    rng.shuffle(box, nb);
+    s.tokens_box.clear();
+    for (int i = 0; i < nb; i++) s.tokens_box.push((int8_t)box[i]);
+    int unseen[12], nu = (int)info.wonder_pool.size();
+    for (int i = 0; i < nu; i++) unseen[i] = info.wonder_pool[i];
+    rng.shuffle(unseen, nu);
+    for (int i = 0; i < 4; i++)
+        s.wonder_draft[i] = (int8_t)(i < t.wonders_available.n ? t.wonders_available[i] : -1);
+    bool round2 = t.step == WONDER_SELECTION && t.draft_pick < 4;
+    for (int i = 0; i < 4; i++) s.wonder_draft[4 + i] = (int8_t)(round2 && i < nu ? unseen[i] : -1);
+    if (t.step == WONDER_SELECTION) s.lay_out(1);
+}
+
+// mcts.mast_key: a block of 100 a move kind, then the card, wonder, token or player.
+inline int mast_key(const State& s, int m) {
+    int kind = move_kind(m), block = 100 * kind;
+    if (kind == CONSTRUCT_BUILDING || kind == DISCARD) return block + s.pyramid[move_a(m)];
+    if (kind == CONSTRUCT_WONDER) return block + move_b(m);
+    return block + move_a(m);
+}
+constexpr int MAST_KEYS = 900;
+
+struct Mast {
+    double epsilon;
+    std::vector<double> total, count;
+    std::vector<int> trail;
+    explicit Mast(double e) : epsilon(e), total(2 * MAST_KEYS, 0.0), count(2 * MAST_KEYS, 0.0) {}
+    int best(const State& s, const int* moves, int n, int seat) const {
+        int best = moves[0];
+        double best_v = -1.0;
+        for (int i = 0; i < n; i++) {
+            int k = mast_key(s, moves[i]) * 2 + seat;
+            double c = count[k];
+            double v = c > 0 ? total[k] / c : 1.0;
+            if (v > best_v) { best_v = v; best = moves[i]; }
+        }
+        return best;
+    }
+    void learn(double r0, double r1) {
+        for (int k : trail) { total[k] += (k & 1) ? r1 : r0; count[k] += 1.0; }
+        trail.clear();
+    }
+};
+
+enum Policy { UNIFORM, HEURISTIC, MAST };
+
+void rollout(State& s, MT& rng, int policy, double bias, Mast* mast) {
+    int moves[MAX_MOVES];
+    if (policy == UNIFORM) {
+        while (s.step != GAME_END) {
+            int n = s.legal(moves);
+            s.play(moves[(int)(rng.random() * n)]);
+        }
+        return;
+    }
+    while (s.step != GAME_END) {
+        int n = s.legal(moves);
+        if (mast) {
+            int seat = s.current, move;
+            if (rng.random() >= mast->epsilon) move = mast->best(s, moves, n, seat);
+            else move = moves[(int)(rng.random() * n)];
+            mast->trail.push_back(mast_key(s, move) * 2 + seat);
+            s.play(move);
+            continue;
+        }
+        int move = moves[(int)(rng.random() * n)];
+        if (move_kind(move) == DISCARD && rng.random() < bias) {
+            int others[MAX_MOVES], no = 0;
+            for (int i = 0; i < n; i++) if (move_kind(moves[i]) != DISCARD) others[no++] = moves[i];
+            if (no) move = others[(int)(rng.random() * no)];
+        }
+        s.play(move);
+    }
+}
+
+// mcts.Node; children in insertion order (a dict's), as a linked list through the pool.
+struct Node {
+    int move, parent, seat, first_child = -1, next_sibling = -1, last_child = -1;
+    int visits = 0, avail = 1;
+    double reward = 0.0;
+};
+
+struct Params { int iterations; double seconds, c; int policy; double bias, margin, epsilon; };
+
+std::pair<double, double> outcome(const State& s, double margin) {
+    double r0 = s.points(0);
+    if (margin != 0.0) {
+        double diff = s.score(0).total - s.score(1).total;
+        double bonus = margin * std::max(-1.0, std::min(1.0, diff / 20.0));
+        r0 = (1 - margin) * r0 + 0.5 * margin + 0.5 * bonus;
+    }
+    return {r0, 1.0 - r0};
+}
+
+// A node's children by move: one pass over its child list marks each child's move in a table
+// indexed by move (stamped, so nothing needs clearing), then each legal move is one look-up.
+// (Searching the list for every legal move was quadratic at the root: ~30 x 30.)
+struct ChildIndex {
+    std::vector<int> child, stamp;
+    int epoch = 0;
+    ChildIndex() : child(1 << 16, -1), stamp(1 << 16, 0) {}
+    void mark(const std::vector<Node>& tree, int node);
+    int find(int move) const { return stamp[move] == epoch ? child[move] : -1; }
+};
+
+void ChildIndex::mark(const std::vector<Node>& tree, int node) {
+    epoch++;
+    for (int c = tree[node].first_child; c >= 0; c = tree[c].next_sibling) {
+        child[tree[c].move] = c;
+        stamp[tree[c].move] = epoch;
+    }
+}
+
+// mcts.iterate from the root.
+void iterate(std::vector<Node>& tree, State& s, MT& rng, const Params& p, Mast* mast,
+             ChildIndex& index) {
+    int node = 0, legal[MAX_MOVES], kids[MAX_MOVES], untried[MAX_MOVES];
+    while (s.step != GAME_END) {
+        int n = s.legal(legal), nu = 0;
+        index.mark(tree, node);
+        for (int i = 0; i < n; i++) {
+            kids[i] = index.find(legal[i]);
+            if (kids[i] < 0) untried[nu++] = legal[i];
+        }
+        if (nu) {
+            int move = untried[(int)(rng.random() * nu)];
+            Node child{move, node, s.current};
+            int id = (int)tree.size();
+            tree.push_back(child);
+            Node& parent = tree[node];
+            if (parent.last_child >= 0) tree[parent.last_child].next_sibling = id;
+            else parent.first_child = id;
+            parent.last_child = id;
+            if (mast) mast->trail.push_back(mast_key(s, move) * 2 + s.current);
+            s.play(move);
+            node = id;
+            break;
+        }
+        int best = -1;
+        double best_v = -1.0;
+        for (int i = 0; i < n; i++) {
+            Node& ch = tree[kids[i]];
+            ch.avail += 1;
+            double v = ch.reward / ch.visits
+                       + p.c * std::sqrt(std::log((double)ch.avail) / ch.visits);
+            if (v > best_v) { best_v = v; best = kids[i]; }
+        }
+        if (mast) mast->trail.push_back(mast_key(s, tree[best].move) * 2 + s.current);
+        s.play(tree[best].move);
+        node = best;
+    }
+    rollout(s, rng, p.policy, p.bias, mast);
+    auto r = outcome(s, p.margin);
+    if (mast) mast->learn(r.first, r.second);
+    for (int n = node; n >= 0; n = tree[n].parent) {
+        tree[n].visits += 1;
+        if (tree[n].seat >= 0) tree[n].reward += tree[n].seat ? r.second : r.first;
+    }
+}
+
+// MCTSAgent.search with a fresh root: the root children's (move, visits, reward) in the
+// order they were expanded, the iterations done, and the generator's state after.
+py::tuple search(const State& tmpl, std::vector<std::pair<int, bool>> hidden,
+                 std::vector<std::vector<int>> pools, std::vector<int> guild_pool,
+                 std::vector<int> box_pool, std::vector<int> wonder_pool,
+                 std::vector<uint32_t> words, int iterations, double seconds, double c,
+                 int policy, double bias, double margin, double epsilon) {
+    Info info{tmpl, std::move(hidden), {pools[0], pools[1], pools[2]}, std::move(guild_pool),
+              std::move(box_pool), std::move(wonder_pool)};
+    // Every sample has the template's cities, so its prices: price everything once, and each
+    // sample starts with the table filled (prices depend on the cities alone).
+    for (int seat = 0; seat < 2; seat++) {
+        for (int card = 0; card < D.n_cards; card++) info.tmpl.card_price(seat, card);
+        for (int w = 0; w < N_WONDERS; w++) info.tmpl.wonder_price(seat, w);
+    }
+    if (words.size() != 625) throw std::invalid_argument("a generator state is 625 words");
+    MT rng;
+    rng.set_words(words);
+    Params p{iterations, seconds, c, policy, bias, margin, epsilon};
+    std::vector<Node> tree;
+    tree.reserve(iterations > 0 ? iterations + 1 : 1 << 16);
+    tree.push_back(Node{-1, -1, -1});
+    Mast mast_table(epsilon);
+    Mast* mast = policy == MAST ? &mast_table : nullptr;
+    int done = 0;
+    {
+        py::gil_scoped_release release;
+        auto start = std::chrono::steady_clock::now();
+        auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(seconds));
+        State s;
+        ChildIndex index;
+        while (true) {
+            if (iterations && done >= iterations) break;
+            if (seconds > 0 && (done & 7) == 0 && done && std::chrono::steady_clock::now() >= deadline)
+                break;
+            sample(info, rng, s);
+            iterate(tree, s, rng, p, mast, index);
+            done++;
+        }
+    }
+    py::list children;
+    for (int ch = tree[0].first_child; ch >= 0; ch = tree[ch].next_sibling)
+        children.append(py::make_tuple(tree[ch].move, tree[ch].visits, tree[ch].reward));
+    return py::make_tuple(children, done, rng.words());
+}
+
+}  // namespace
+
+void bind_search(py::module_& m) {
+    m.def("search", &search, "MCTSAgent.search from a fresh root (duel/native/search.cpp)");
+}
