@@ -11,7 +11,7 @@ from duel.errors import DuelError
 
 # The command groups, in the order `duel --help` lists them.
 GROUPS = ("game", "records", "llm", "prices", "analyse", "runs", "grade", "positions",
-          "leaderboard", "serve", "play", "mcp", "train", "bench")
+          "leaderboard", "serve", "play", "mcp", "openenv", "train", "bench")
 
 
 def _version() -> str:

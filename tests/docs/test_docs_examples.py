@@ -28,10 +28,14 @@ from helpers.markdown_blocks import (
     shell_commands,
 )
 
-# (file, a line of the block) -> why it does not run in the suite. Empty today: every Python
-# example of the pages runs offline. Add an entry only for a block that needs the internet or
-# an API key, and say so.
-SKIPPED: dict[tuple[str, str], str] = {}
+# (file, a line of the block) -> why it does not run in the suite. Add an entry only for a block
+# that needs the internet, an API key or a GPU, and say so.
+SKIPPED: dict[tuple[str, str], str] = {
+    ("docs/training.md", 'model="Qwen/Qwen2.5-0.5B-Instruct"'):
+        "downloads the model from the Hugging Face hub (tests/envs/test_trl_grpo.py trains a "
+        "tiny offline model through the same trainer)",
+    ("docs/training.md", 'vllm_mode="colocate"'): "needs vLLM and a GPU",
+}
 
 # Blocks that use the public `import duel` API of issue 27 (item 8), which another branch
 # brings. They are expected to fail with an AttributeError until it is merged; once it is, they
