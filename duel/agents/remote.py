@@ -152,13 +152,18 @@ class _Conversation(ConversationBase):
                     wait = backoff_wait(unreachable, seat.backoff)
             else:
                 call.latency_s = round(time.perf_counter() - start, 4)
+                if status >= 500 and status not in BUSY:  # the bot failed: the attempt is spent
+                    # recorded as before busy servers were waited for: no status, no reply
+                    call.category = Category.TRANSPORT.value
+                    call.error = f"HTTPStatusError: HTTP {status}: {text[:200]}"
+                    return None
                 call.status, call.reply = status, text[:SHOWN]
-                if status not in BUSY and status < 500:
+                if status not in BUSY:
                     return _read(status, text)
                 call.category = Category.TRANSPORT.value
                 call.error = f"HTTP {status}: {text[:200]}"
-                if status in BUSY:  # busy: waited for, as the server asks
-                    wait = backoff_wait(len(self.calls), seat.backoff, retry_after=retry_after)
+                # busy: waited for, as the server asks
+                wait = backoff_wait(len(self.calls), seat.backoff, retry_after=retry_after)
             if wait is None:
                 return None
             if time.monotonic() + wait > self.deadline:

@@ -4,7 +4,7 @@ record the seats write.
 
 - ``openai_vs_http.jsonl``: an OpenAI reasoning model at high effort (priced, reasoning tokens)
   whose replies are now and then cut off, empty, not JSON, malformed, illegal or a 500, with one
-  move left to the fallback; against an ``http:`` bot that now and then answers 404, 503, not
+  move left to the fallback; against an ``http:`` bot that now and then answers 404, 500, not
   JSON, malformed or illegal, with one move left to its fallback.
 - ``compat_vs_anthropic.jsonl``: an unpriced model behind a compatible endpoint that refuses
   temperature and max_tokens (adaptations recorded, cost null), against Claude thinking with a
@@ -115,7 +115,7 @@ class Bot(ThreadingHTTPServer):
 
 def bot_faults() -> dict[int, tuple[int, str]]:
     return {2: (404, '{"detail": "Not Found"}'), 4: (200, "not json"),
-            6: (503, "busy"), 8: (200, '{"move": "FLY", "moveData": {}}'),
+            6: (500, "busy"), 8: (200, '{"move": "FLY", "moveData": {}}'),
             10: (200, json.dumps({"move": "CHOOSE_STARTING_PLAYER",
                                   "moveData": {"playerNumber": 1}})),
             13: (200, "[]"), 14: (200, "[]")}
