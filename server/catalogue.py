@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from duel.agents.attempts import never_stopping
 from duel.agents.base import Agent
 from duel.agents.spec import kinds, make_agent, parse_params
 from duel.errors import (
@@ -147,7 +148,7 @@ class Catalogue:
         if not choice.configured:
             try:
                 check_budget(choice.seat)
-                return make_agent(choice.seat)
+                return never_stopping(make_agent(choice.seat))
             except DuelError:
                 raise  # the caller's own spec, told back to it
             except Exception as exc:  # noqa: BLE001 - a broken install is not the caller's fault
@@ -157,7 +158,7 @@ class Catalogue:
         spec = self.agents[choice.seat]
         try:
             check_budget(spec)
-            agent = make_agent(spec)
+            agent = never_stopping(make_agent(spec))
         except Exception as exc:  # noqa: BLE001 - the operator's agent: any failure, told safely
             log.warning("agent %r (%s) cannot be built: %s: %s", seat, spec,
                         type(exc).__name__, exc)

@@ -22,10 +22,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, Protocol, Self, TypeVar
 
 from duel.agents import waiting
 from duel.agents.account import HARNESS_CAUSES, decision_cause
@@ -35,6 +35,7 @@ from duel.engine import GameState, InfoSet, InvalidMoveError, Move
 from duel.errors import SeatFailedError, SpecError
 
 FALLBACKS = ("forfeit", "random", "rule")
+A = TypeVar("A")
 
 
 class Category(StrEnum):
@@ -209,6 +210,16 @@ class AttemptPolicy:
         else:
             played = RandomAgent().choose(view, legal, rng).move
         return Decision(played, details(conv, None, self.fallback))
+
+
+def never_stopping(agent: A) -> A:
+    """`agent` with stop_after=0 if it asks outside: on a server the game is a person's or a
+    bot's, so a seat's harness failures leave its moves to the fallback (recorded, and counted
+    by its account) instead of stopping the game."""
+    policy = getattr(agent, "policy", None)
+    if isinstance(policy, AttemptPolicy):
+        setattr(agent, "policy", replace(policy, stop_after=0))  # noqa: B010 - any agent type
+    return agent
 
 
 def details(conv: Conversation, legal_at: int | None, fallback: str | None) -> dict[str, Any]:
