@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -20,6 +22,7 @@ def test_ruff_finds_nothing() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow  # about 90 s on 2 cores; CI runs it with the other slow tests
 def test_mypy_strict_finds_nothing() -> None:
     done = _run("mypy", "--strict", "duel", "server")
     assert done.returncode == 0, done.stdout + done.stderr

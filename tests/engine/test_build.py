@@ -94,6 +94,7 @@ def test_duel_pure_runs_the_source_without_a_warning(tmp_path: Path) -> None:
         assert "DUEL_PURE=1 in the environment" in " ".join(out)
 
 
+@pytest.mark.slow  # a whole install into a fresh venv: about 6 minutes on 2 cores
 def test_a_failed_compile_installs_the_pure_build_and_says_why(tmp_path: Path) -> None:
     pytest.importorskip("mypyc")  # the dev extra brings mypy, and with it mypyc
     pytest.importorskip("setuptools")
