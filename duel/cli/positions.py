@@ -31,7 +31,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                    "else duel analyse's default)")
     p.add_argument("--seed", type=seed, default=None,
                    help="analyser seed and the draw of positions (default 0)")
-    p.add_argument("--jobs", type=integer, default=2, help="analyser processes (default 2)")
+    p.add_argument("--jobs", type=integer, default=2,
+                   help="transcripts analysed at once, in processes (default 2)")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="analyse each transcript as a task of a Ray cluster (local, auto, "
+                   "ray://HOST:PORT or a head's HOST:PORT); needs the ray extra. Sidecars are "
+                   "written as each comes back: a stopped run resumes")
     p.set_defaults(func=extract, command_name="positions extract")
     p = pos_sub.add_parser("export", help="a suite as a Hugging Face datasets folder: each "
                            "position's prompt, legal moves and analysed values, for training")
@@ -61,7 +66,7 @@ def extract(args: argparse.Namespace) -> int:
         settings = Settings(iterations=args.iterations or DEFAULT_ITERATIONS,
                             seed=args.seed or 0)
     suite = run(args.transcripts, args.min_gap, args.per_kind, settings, args.seed or 0,
-                args.jobs, progress=sys.stderr.isatty())
+                args.jobs, progress=sys.stderr.isatty(), ray=args.ray)
     print(describe(suite, write(suite, args.out)))
     return 0
 

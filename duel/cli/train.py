@@ -1,12 +1,14 @@
 """`duel train dqn`: train the masked deep-Q network; `duel train guide`: the network guiding
-the search (duel/cli/guide.py). Both need the `train` extra."""
+the search (duel/cli/guide.py), both with the `train` extra; `duel train grpo`: an LLM with
+TRL's GRPO on duel's positions or games (duel.envs.grpo; the `trl` extra)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
-from duel.cli.options import integer, seed
+from duel.cli.options import integer, real, seed
 from duel.errors import UsageError
 
 
@@ -14,10 +16,19 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     from duel.rl.config import Config  # no torch needed: the defaults of the shipped model's run
 
     run = Config()
-    p = sub.add_parser("train", help="train a learning agent (needs the train extra)")
-    p.add_argument("algorithm", choices=["dqn", "guide"],
-                   help="dqn: the masked deep-Q agent; guide: the network guiding the search "
-                   "(mcts:guide=MODEL, docs/guide.md)")
+    top = sub.add_parser("train", help="train a learning agent (dqn, guide: the train extra) "
+                         "or an LLM (grpo: the trl extra)")
+    algorithms = top.add_subparsers(dest="algorithm", required=True)
+    add_grpo_parser(algorithms)
+    for name, text in (("dqn", "the masked deep-Q agent"),
+                       ("guide", "the network guiding the search (mcts:guide=MODEL, "
+                        "docs/guide.md)")):
+        p = algorithms.add_parser(name, help=text)
+        _learning_options(p, run)
+        p.set_defaults(func=train, command_name=f"train {name}")
+
+
+def _learning_options(p: argparse.ArgumentParser, run: Any) -> None:
     p.add_argument("--opponent", default=run.opponent,
                    help="agent spec the learner plays against")
     p.add_argument("--teacher", default=run.teacher,
@@ -45,7 +56,62 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     from duel.cli.guide import add_train_arguments
 
     add_train_arguments(p)
-    p.set_defaults(func=train)
+
+
+def add_grpo_parser(algorithms: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`duel train grpo`."""
+    from duel.envs.grpo import GrpoSettings
+
+    d = GrpoSettings(out=Path("."))
+    p = algorithms.add_parser(
+        "grpo", help="GRPO an LLM with TRL: single-turn on a positions dataset (--positions) "
+        "or whole games against an opponent (--opponent); held-out figures before and after")
+    p.add_argument("--model", default=d.model,
+                   help="local (the shipped Qwen2.5-Coder-0.5B GGUF, loaded by transformers), a "
+                   ".gguf file, or a Hugging Face model folder or id (default %(default)s)")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--positions", type=Path, default=None, metavar="DATASET",
+                      help="a duel positions export folder: each row a prompt, rewarded by "
+                      "the value of the move a completion names (no search)")
+    what.add_argument("--opponent", default=None, metavar="SPEC",
+                      help="whole games against this agent, through DuelToolEnv's tools")
+    p.add_argument("--reward", default=d.reward,
+                   help="the games' reward mix (default %(default)s; docs/training.md)")
+    p.add_argument("--steps", type=integer, default=d.steps, help="GRPO steps")
+    p.add_argument("--generations", type=integer, default=d.generations,
+                   help="completions per prompt, a group (default %(default)s)")
+    p.add_argument("--batch", type=integer, default=d.batch,
+                   help="completions per step, a multiple of --generations (default "
+                   "%(default)s)")
+    p.add_argument("--completion-tokens", type=integer, default=d.completion_tokens,
+                   help="longest completion (default %(default)s)")
+    p.add_argument("--learning-rate", type=real, default=d.learning_rate)
+    p.add_argument("--games", type=integer, default=d.games,
+                   help="--opponent: deals in the dataset (seeds from --seed)")
+    p.add_argument("--tool-rounds", type=integer, default=d.tool_rounds,
+                   help="--opponent: tool calls a game's rollout may make")
+    p.add_argument("--held-out", type=Path, default=None, metavar="DATASET",
+                   help="positions answered greedily before and after training (default: "
+                   "--held-out-n rows drawn from --positions and left out of training)")
+    p.add_argument("--held-out-n", type=integer, default=d.held_out_n,
+                   help="held-out positions (default %(default)s; 0: none)")
+    p.add_argument("--gpu", action="store_true", help="train on the GPU (default: the CPU)")
+    p.add_argument("--seed", type=seed, default=d.seed)
+    p.add_argument("--out", required=True, type=Path,
+                   help="run folder: checkpoints, final/ (the model), grpo.json (the figures)")
+    p.set_defaults(func=grpo, command_name="train grpo")
+
+
+def grpo(args: argparse.Namespace) -> int:
+    from duel.envs.grpo import GrpoSettings, train
+
+    train(GrpoSettings(
+        out=args.out, model=args.model, positions=args.positions, opponent=args.opponent,
+        reward=args.reward, steps=args.steps, generations=args.generations, batch=args.batch,
+        completion_tokens=args.completion_tokens, learning_rate=args.learning_rate,
+        seed=args.seed, games=args.games, tool_rounds=args.tool_rounds, held_out=args.held_out,
+        held_out_n=args.held_out_n, use_cpu=not args.gpu))
+    return 0
 
 
 def train(args: argparse.Namespace) -> int:

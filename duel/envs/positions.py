@@ -119,7 +119,7 @@ def completion_text(completion: Any) -> str:
 def score(text: str, legal: Sequence[dict[str, Any]], values: Sequence[dict[str, Any]],
           prompt: str = "baseline", harness: dict[str, str] | None = None) -> float:
     """One completion's reward: minus its move's loss, or minus REFUSED."""
-    seat = _seat(prompt, json.dumps(harness or {}, sort_keys=True))
+    seat = _seat(prompt, json.dumps(_plain(harness or {}), sort_keys=True))
     reply = Reply(text=text, structured=None, finish_reason="stop")
     if seat.renaming is not None:
         reply = seat.renaming.incoming(reply)
@@ -134,11 +134,20 @@ def score(text: str, legal: Sequence[dict[str, Any]], values: Sequence[dict[str,
         move = Move.from_json(checked)
     except InvalidMoveError:
         return -REFUSED
-    by_move = {json.dumps(v["move"], sort_keys=True): float(v["value"]) for v in values}
+    # A dataset loaded through Arrow gives every move all the move kinds' fields, the absent
+    # ones None: a move is compared without them.
+    by_move = {json.dumps(_plain(v["move"]), sort_keys=True): float(v["value"]) for v in values}
     key = json.dumps(move.to_json(), sort_keys=True)
-    if key not in by_move or move.to_json() not in [dict(m) for m in legal]:
+    if key not in by_move or move.to_json() not in [_plain(m) for m in legal]:
         return -REFUSED
     return -round(max(0.0, max(by_move.values()) - by_move[key]), 4)
+
+
+def _plain(obj: Any) -> Any:
+    """`obj` without its None-valued keys, at every depth."""
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items() if v is not None}
+    return obj
 
 
 def position_reward(completions: Sequence[Any], **columns: Any) -> list[float]:

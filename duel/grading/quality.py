@@ -28,9 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from tqdm import tqdm
-
-from duel.analysis import Settings, analyse_file, load_analysis
+from duel.analysis import Settings, load_analysis
 from duel.analysis.summary import BLUNDER
 from duel.errors import TranscriptError
 from duel.grading.plots import Bars, Chart, Paired
@@ -99,13 +97,9 @@ def analyse_games(out: str | Path, settings: Settings, jobs: int = 2, progress: 
             found = None
         if found is None or seat not in found.seats or found.settings != settings:
             todo.append((path, seat))
-    if ray is not None:
-        from duel.analysis.many import analyse_on_ray
+    from duel.analysis.many import analyse_all
 
-        analyse_on_ray(todo, settings, ray, progress)
-        return len(todo)
-    for path, seat in tqdm(todo, disable=not progress, unit="game", desc="analysing"):
-        analyse_file(path, (seat,), settings, jobs, reuse=False)
+    analyse_all([(path, (seat,)) for path, seat in todo], settings, jobs, ray, progress)
     return len(todo)
 
 

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from duel.analysis import Analysis, Settings, analyse_file, load_analysis
+from duel.analysis import Analysis, Settings, load_analysis
 from duel.analysis.game import verified_steps
+from duel.analysis.many import analyse_all
 from duel.analysis.sidecar import file_hash
 from duel.analysis.summary import MISTAKE
 from duel.engine import GameState, Perspective
@@ -41,6 +42,7 @@ from .suite import Position, Suite, engine_legal
 
 DEFAULT_MIN_GAP: Final = MISTAKE
 DEFAULT_PER_KIND: Final = 40
+SEATS: Final = (1, 2)  # both seats' decisions are positions
 
 
 def transcripts_of(paths: Iterable[str]) -> list[Path]:
@@ -63,18 +65,28 @@ def transcripts_of(paths: Iterable[str]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-def analysis_of(path: Path, settings: Settings | None, jobs: int, progress: bool) -> Analysis:
-    """The analysis of both seats of `path`: its fresh sidecar when `settings` is None and there
-    is one, else a search with `settings` (or the default), which writes the sidecar."""
-    if settings is None:
+def analyse(files: Sequence[Path], settings: Settings | None, jobs: int, progress: bool,
+            ray: str | None = None) -> dict[Path, Analysis]:
+    """The analysis of both seats of each file: its fresh sidecar when `settings` is None and
+    there is one, or one made with `settings` when there is; the others analysed with
+    `settings` (or the default) through the one campaign runner (`jobs` processes, or `ray`),
+    each sidecar written as it comes back, so a stopped extraction resumes where it was."""
+    found: dict[Path, Analysis] = {}
+    for path in files:
         try:
-            found = load_analysis(path)
+            analysis = load_analysis(path)
         except TranscriptError:
-            found = None  # stale or unreadable: analysed again
-        if found is not None:
-            return found
-    analysis, _ = analyse_file(path, (1, 2), settings or Settings(), jobs, progress)
-    return analysis
+            analysis = None  # stale or unreadable: analysed again
+        if analysis is not None and (settings is None or (
+                analysis.settings == settings and tuple(analysis.seats) == SEATS)):
+            found[path] = analysis
+    todo = [(path, SEATS) for path in files if path not in found]
+
+    def each(path: Path, analysis: Analysis, _: Path) -> None:
+        found[path] = analysis
+
+    analyse_all(todo, settings or Settings(), jobs, ray, progress, each)
+    return found
 
 
 @dataclass(frozen=True)
@@ -127,7 +139,7 @@ def select(found: Sequence[Candidate], min_gap: float, per_kind: int, seed: int
 
 def extract(paths: Iterable[str], min_gap: float = DEFAULT_MIN_GAP,
             per_kind: int = DEFAULT_PER_KIND, settings: Settings | None = None, seed: int = 0,
-            jobs: int = 2, progress: bool = False) -> Suite:
+            jobs: int = 2, progress: bool = False, ray: str | None = None) -> Suite:
     """The suite of the transcripts at `paths` (see the module docstring). `settings` None: a
     fresh sidecar is read as it is, a transcript without one is analysed at the defaults."""
     if not 0 <= min_gap <= 1:
@@ -138,12 +150,11 @@ def extract(paths: Iterable[str], min_gap: float = DEFAULT_MIN_GAP,
     if seed < 0:
         raise UsageError(f"--seed must be >= 0, got {seed}")
     files = transcripts_of(paths)
-    from tqdm import tqdm
-
+    analyses = analyse(files, settings, jobs, progress, ray)  # its errors name their file
     found: list[Candidate] = []
-    for number, path in enumerate(tqdm(files, disable=not progress, unit="game")):
+    for number, path in enumerate(files):
         try:
-            found.extend(candidates(path, number, analysis_of(path, settings, jobs, progress)))
+            found.extend(candidates(path, number, analyses[path]))
         except TranscriptError as exc:
             text = str(exc)
             raise TranscriptError(text if str(path) in text else f"{path}: {text}") from None
