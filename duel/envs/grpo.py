@@ -143,7 +143,7 @@ def load_model(spec: str) -> tuple[Any, Any]:
     elif Path(spec).exists() and not Path(spec, "config.json").exists():
         raise UsageError(f"--model {spec}: a folder without config.json is no model")
     tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-    model = AutoModelForCausalLM.from_pretrained(source, torch_dtype=torch.float32, **kwargs)
+    model = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32, **kwargs)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return model, tokenizer

@@ -197,3 +197,32 @@ def test_extract_from_the_command_line_analyses_what_has_no_sidecar(tmp_path: Pa
     assert main(["positions", "extract", *map(str, paths), "--out", str(out),
                  "--min-gap", "2"]) == 2
     assert "--min-gap must be between 0 and 1" in capsys.readouterr().err
+
+
+def test_a_stopped_extraction_resumes_with_the_sidecars_it_wrote(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The analyses go through the campaign runner: the first transcript's sidecar is written
+    when it comes back, so after a failure on the second a rerun analyses only the second."""
+    import duel.analysis.many as many
+
+    paths = games(tmp_path)
+    real = many.analyse_elsewhere
+    asked: list[str] = []
+
+    def failing(name: str, *args: Any) -> Any:
+        asked.append(name)
+        if name == paths[1].name:
+            raise RuntimeError("worker lost")
+        return real(name, *args)
+
+    monkeypatch.setattr(many, "analyse_elsewhere", failing)
+    with pytest.raises(RuntimeError, match="worker lost"):
+        extract([str(p) for p in paths], settings=FAST, jobs=1)
+    assert load_analysis(paths[0]) is not None and load_analysis(paths[1]) is None
+    monkeypatch.setattr(many, "analyse_elsewhere", real)
+    asked.clear()
+    monkeypatch.setattr(many, "analyse_elsewhere", lambda name, *a: asked.append(name)
+                        or real(name, *a))
+    suite = extract([str(p) for p in paths], settings=FAST, jobs=1)
+    assert asked == [paths[1].name]
+    assert {p.source["transcript"] for p in suite.positions} == {str(p) for p in paths}
