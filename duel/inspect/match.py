@@ -26,9 +26,11 @@ from duel.agents.base import Agent
 from duel.engine import Seat as EngineSeat
 from duel.envs import TextEnv
 from duel.envs.seat import framework_seat
+from duel.envs.text import Observation
 from duel.inspect import params as P
 from duel.inspect.bridge import RoleSeat, ask
 from duel.inspect.fail import refused
+from duel.inspect.tools import ToolSeat
 from duel.runs.schedule import seat_swapped
 from duel.stats import wilson
 
@@ -79,7 +81,7 @@ def match(opponent: str = "mcts:iterations=1000", games: int = 2, seed: int = 0,
     return Task(dataset=MemoryDataset(samples(p), name="duel-match"),
                 solver=play(p, seat, folder), scorer=game(),
                 metadata={"opponent": p.opponent, "quality_iterations": p.quality,
-                          "transcripts": str(folder)})
+                          "tools": seat.tools, "transcripts": str(folder)})
 
 
 @solver
@@ -97,16 +99,13 @@ def play(p: P.MatchParams, seat: P.Seat, folder: Path) -> Solver:
         env: TextEnv = RoleEnv(get_model(role=P.OPPONENT_ROLE, required=True), **kwargs) \
             if p.by_role else TextEnv(opponent=p.opponent, **kwargs)
         steps: list[dict[str, Any]] = []
+        md["tools"] = seat.tools
         try:
             obs = await anyio.to_thread.run_sync(lambda: env.reset(seed=md["seed"]))
-            while True:
-                text, used = await ask(model, obs.chat)
-                result = await anyio.to_thread.run_sync(env.step, text, used)
-                if "move" in result.info:  # a decision ended (a refusal is only a re-ask)
-                    steps.append(result.info)
-                if result.done or result.observation is None:
-                    break
-                obs = result.observation
+            if seat.tools:
+                await ToolSeat(env, model).play(obs, steps)
+            else:
+                await replies(model, env, obs, steps)
         except LimitExceededError as exc:
             # The game stops where the limit fell: recorded, its transcript left without a
             # result (no replay claims a finish), and Inspect records the limit itself.
@@ -117,6 +116,19 @@ def play(p: P.MatchParams, seat: P.Seat, folder: Path) -> Solver:
         return state
 
     return solve
+
+
+async def replies(model: Model, env: TextEnv, obs: Observation,
+                  steps: list[dict[str, Any]]) -> None:
+    """The game in text (tools=off): each reply to the env's prompt is its step."""
+    while True:
+        text, used = await ask(model, obs.chat)
+        result = await anyio.to_thread.run_sync(env.step, text, used)
+        if "move" in result.info:  # a decision ended (a refusal is only a re-ask)
+            steps.append(result.info)
+        if result.done or result.observation is None:
+            return
+        obs = result.observation
 
 
 def summary(env: TextEnv, steps: list[dict[str, Any]], stopped: str | None) -> dict[str, Any]:

@@ -41,6 +41,9 @@ def positions(suite: str = "", prompt: str = "baseline", harness: str = "",
     with refused("duel/positions"):
         P.refuse_unknown(unknown)
         seat = P.Seat.parse(prompt, harness, max_attempts, fallback, tools)
+        if seat.tools:
+            raise SpecError("tools=on is played in whole games under Inspect: use duel/match "
+                            "-T tools=on")
         needs = Harness.from_options(seat.harness).needs_game()
         if needs:
             raise SpecError(f"{', '.join(needs)} need the game's earlier turns, which a "

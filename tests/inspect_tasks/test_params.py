@@ -22,7 +22,7 @@ from duel.inspect import params as P
     (lambda: P.harness_options("history"), "is not key=value"),
     (lambda: P.Seat.parse("baseline", "histori=all", 3, "random", "off"), "histori"),
     (lambda: P.Seat.parse("nope", "", 3, "random", "off"), "nope"),
-    (lambda: P.Seat.parse("baseline", "", 3, "random", "on"), "only tools=off"),
+    (lambda: P.Seat.parse("baseline", "", 3, "random", "maybe"), "'maybe' is not on or off"),
     (lambda: P.refuse_unknown({"model": "m", "gamez": 3}), "gamez"),
 ])
 def test_bad_parameters_are_refused_by_name(call: Any, message: str) -> None:
@@ -39,6 +39,10 @@ def test_the_role_and_good_settings_pass() -> None:
                                                                    "names": "renamed"}
     assert P.harness_options({"history": "all"}) == {"history": "all"}
     P.refuse_unknown({"model": "m"})  # Inspect's own, passed to every **kwargs task
+    # -T tools=on reaches a task as YAML's True, typed in Python as "on"
+    assert P.Seat.parse("baseline", "", 3, "random", True).tools
+    assert P.Seat.parse("baseline", "", 3, "random", "on").tools
+    assert not P.Seat.parse("baseline", "", 3, "random", "off").tools
     assert P.default_suite().is_file()  # shipped as package data
 
 
@@ -54,6 +58,8 @@ def test_the_tasks_refuse_before_any_model_is_asked(tmp_path: Path) -> None:
         match(opponent="mcts:iterationz=3")
     with pytest.raises(PrerequisiteError, match="history need the game's earlier turns"):
         positions(harness="history=all")
+    with pytest.raises(PrerequisiteError, match="tools=on is played in whole games"):
+        positions(tools="on")
     with pytest.raises(PrerequisiteError, match="duel/positions: .*nope.json"):
         positions(suite=str(tmp_path / "nope.json"))
     assert len(match(games=3).dataset) == 3
