@@ -108,3 +108,27 @@ def test_a_token_limit_stops_the_game_cleanly_and_says_so(
     meta = f["score"].metadata
     assert "token limit" in meta["stopped"] and f["score"].value["finished"] == 0.0
     assert read(meta["transcript"]).footer is None  # no finish is claimed
+
+
+PRICED = "openai/gpt-4o-mini"  # in Inspect's model database (without a price: given below)
+
+
+def test_a_cost_limit_stops_the_game_cleanly_and_says_so(
+        llm: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The fake serves the priced model: $10 a million tokens, about $0.009 a reply of its 915.
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{llm.url}/v1")
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(f"{PRICED}:\n  input: 10\n  output: 10\n  input_cache_write: 10\n"
+                      "  input_cache_read: 1\n")
+    log = run(tmp_path, "duel/match", "--model", PRICED, "-M", "responses_api=false",
+              "--model-cost-config", str(prices), "--cost-limit", "0.05", opponent="random",
+              games=1, quality=0, transcripts=tmp_path / "games")
+    assert log.status == "success", log.error
+    [f] = scores(log)
+    assert f["sample"].limit is not None and f["sample"].limit.type == "cost"
+    meta = f["score"].metadata
+    assert "cost limit" in meta["stopped"] and f["score"].value["finished"] == 0.0
+    assert f["sample"].metadata["duel"]["stopped"] == meta["stopped"]  # the sample says why
+    assert 4 <= len(llm.requests) <= 7  # stopped at the limit: ~$0.05 of replies
+    t = read(meta["transcript"])
+    assert t.footer is None and 0 < len(t.moves)  # closed where it stopped, no finish claimed

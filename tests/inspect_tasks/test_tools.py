@@ -27,20 +27,25 @@ from duel.transcripts import read, verified_result  # noqa: E402
 
 class InspectToolModel(OpenAIToolModel):
     """The scripted tool-calling model, reading Inspect's requests (a message's text may come
-    as content parts)."""
+    as content parts) and giving its replies' total tokens, which Inspect's limits count."""
 
     def __call__(self, body: dict[str, Any]) -> Any:
         body = {**body, "messages": [{**m, "content": text_of(m["content"])}
                                      if m.get("content") is not None else m
                                      for m in body["messages"]]}
-        return super().__call__(body)
+        reply = super().__call__(body)
+        u = reply.body.get("usage")
+        if u:  # the script leaves the total out (duel reads the parts); Inspect counts it
+            u["total_tokens"] = u["prompt_tokens"] + u["completion_tokens"]
+        return reply
 
 
-def played(llm: FakeLLMServer, tmp_path: Path, behaviour: str, **task_args: Any
-           ) -> tuple[Any, Any, InspectToolModel]:
+def played(llm: FakeLLMServer, tmp_path: Path, behaviour: str, extra: tuple[str, ...] = (),
+           **task_args: Any) -> tuple[Any, Any, InspectToolModel]:
     model = InspectToolModel(behaviour)
     llm.responder = model
-    log = read_eval_log(inspect_eval(tmp_path, "duel/match", tools="on", opponent="random",
+    log = read_eval_log(inspect_eval(tmp_path, "duel/match", *extra, tools="on",
+                                     opponent="random",
                                      games=1, quality=0, transcripts=tmp_path / "games",
                                      **task_args))
     assert log.status == "success", log.error
@@ -96,3 +101,12 @@ def test_a_model_that_only_looks_up_ends_each_decision_in_the_fallback(
     assert meta["account"]["fallbacks"] == meta["decisions"]
     # Each decision: its look-ups, then one reply per attempt past them, then the fallback.
     assert len(model.bodies) == (DEFAULT_TOOL_STEPS + 2) * meta["decisions"]
+
+
+def test_a_token_limit_stops_a_tools_game_cleanly(llm: FakeLLMServer, tmp_path: Path) -> None:
+    sample, score, model = played(llm, tmp_path, "careful", extra=("--token-limit", "20000"))
+    assert sample.limit is not None and sample.limit.type == "token"
+    meta = score.metadata
+    assert "token limit" in meta["stopped"] and score.value["finished"] == 0.0
+    assert read(meta["transcript"]).footer is None  # closed, no finish claimed
+    assert 3 <= len(model.bodies) < 30
