@@ -27,6 +27,7 @@ from duel.engine import Seat as EngineSeat
 from duel.envs import TextEnv
 from duel.envs.seat import framework_seat
 from duel.envs.text import Observation
+from duel.errors import DuelError
 from duel.inspect import params as P
 from duel.inspect.bridge import RoleSeat, ask
 from duel.inspect.fail import refused
@@ -110,6 +111,13 @@ def play(p: P.MatchParams, seat: P.Seat, folder: Path) -> Solver:
             # The game stops where the limit fell: recorded, its transcript left without a
             # result (no replay claims a finish), and Inspect records the limit itself.
             md["duel"] = summary(env, steps, stopped=f"{exc.type} limit: {exc.message}")
+            env.stop()
+            raise
+        except DuelError as exc:
+            # The game cannot go on (an opponent whose server is down stopped its seat): the
+            # sample fails with the reason, for `inspect eval-retry`; the game so far is
+            # kept, its transcript closed without a result, and its metadata says why.
+            md["duel"] = summary(env, steps, stopped=f"{type(exc).__name__}: {exc}")
             env.stop()
             raise
         md["duel"] = summary(env, steps, stopped=None)

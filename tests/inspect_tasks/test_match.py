@@ -90,12 +90,23 @@ UNREACHABLE = "http:http://127.0.0.1:9,transport_retries=0,stop_after=1"
 @pytest.mark.parametrize(("opponent", "reason"), [
     ("role", "Model role 'opponent' is required"),  # no --model-role: before any call
     (UNREACHABLE, "stopped rather than play on its behalf"),  # the opponent's server is down
+    # as typed, the seat's defaults: its transport retries, then its stop_after fallbacks
+    ("http:http://127.0.0.1:1", "stopped rather than play on its behalf"),
 ])
 def test_a_sample_that_cannot_be_played_stops_with_the_reason(
         llm: FakeLLMServer, tmp_path: Path, opponent: str, reason: str) -> None:
     log = run(tmp_path, opponent=opponent, games=1, quality=0, transcripts=tmp_path / "g")
     assert log.status == "error" and reason in str(log.error), log.error
-    assert len(llm.requests) <= 1  # the model's first move at most, never a stuck game
+    # a few of the model's moves at most (the opponent's fallbacks in a row before its seat
+    # stops), never a stuck game
+    assert len(llm.requests) <= 3
+    if opponent.startswith("http"):  # the game so far is kept, closed, and says why
+        assert log.samples is not None
+        [sample] = log.samples
+        stopped = sample.metadata["duel"]["stopped"]
+        assert "SeatFailedError" in stopped and reason in stopped
+        t = read(sample.metadata["duel"]["transcript"])
+        assert t.footer is None and t.moves
 
 
 def test_a_token_limit_stops_the_game_cleanly_and_says_so(

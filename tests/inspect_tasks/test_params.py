@@ -66,13 +66,19 @@ def test_the_tasks_refuse_before_any_model_is_asked(tmp_path: Path) -> None:
     assert len(positions().dataset) == len(load(P.default_suite()).positions) > 10  # shipped
 
 
-def test_the_command_line_says_it_in_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("task", "arg", "message"), [
+    ("duel/match", "opponent=nope", "duel/match: unknown agent 'nope'"),
+    ("duel/match", "gamez=3", "duel/match: unknown task parameter(s) gamez"),
+    ("duel/positions", "tools=maybe", "duel/positions: -T tools: 'maybe' is not on or off"),
+])
+def test_the_command_line_says_it_in_one_line(tmp_path: Path, task: str, arg: str,
+                                              message: str) -> None:
     pytest.importorskip("inspect_ai")
     inspect = str(Path(sys.executable).parent / "inspect")
-    done = subprocess.run([inspect, "eval", "duel/match", "--model", "mockllm/model", "-T",
-                           "opponent=nope", "--log-dir", str(tmp_path / "logs")],
+    done = subprocess.run([inspect, "eval", task, "--model", "mockllm/model", "-T",
+                           arg, "--log-dir", str(tmp_path / "logs")],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     said = " ".join((done.stdout + done.stderr).split())
-    assert done.returncode != 0 and "duel/match: unknown agent 'nope'" in said, said
+    assert done.returncode != 0 and message in said, said
     assert "Traceback" not in said
     assert not list((tmp_path / "logs").glob("*.eval"))  # no eval started
