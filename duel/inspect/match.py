@@ -101,26 +101,33 @@ def play(p: P.MatchParams, seat: P.Seat, folder: Path) -> Solver:
             if p.by_role else TextEnv(opponent=p.opponent, **kwargs)
         steps: list[dict[str, Any]] = []
         md["tools"] = seat.tools
+        tool_seat = ToolSeat(env, model) if seat.tools else None
+
+        def ended(stopped: str | None) -> None:
+            md["duel"] = summary(env, steps, stopped)
+            if tool_seat is not None:
+                md["duel"]["look_ups"] = tool_seat.looked_up
+
         try:
             obs = await anyio.to_thread.run_sync(lambda: env.reset(seed=md["seed"]))
-            if seat.tools:
-                await ToolSeat(env, model).play(obs, steps)
+            if tool_seat is not None:
+                await tool_seat.play(obs, steps)
             else:
                 await replies(model, env, obs, steps)
         except LimitExceededError as exc:
             # The game stops where the limit fell: recorded, its transcript left without a
             # result (no replay claims a finish), and Inspect records the limit itself.
-            md["duel"] = summary(env, steps, stopped=f"{exc.type} limit: {exc.message}")
+            ended(f"{exc.type} limit: {exc.message}")
             env.stop()
             raise
         except DuelError as exc:
             # The game cannot go on (an opponent whose server is down stopped its seat): the
             # sample fails with the reason, for `inspect eval-retry`; the game so far is
             # kept, its transcript closed without a result, and its metadata says why.
-            md["duel"] = summary(env, steps, stopped=f"{type(exc).__name__}: {exc}")
+            ended(f"{type(exc).__name__}: {exc}")
             env.stop()
             raise
-        md["duel"] = summary(env, steps, stopped=None)
+        ended(None)
         return state
 
     return solve
@@ -179,7 +186,7 @@ def judge(d: dict[str, Any]) -> Score:
              "loss": sum(losses) / len(losses) if losses else 0.0,
              "finished": float(result is not None)}
     meta: dict[str, Any] = {k: d.get(k) for k in ("transcript", "account", "stopped",
-                                                   "decisions")}
+                                                   "decisions", "look_ups")}
     meta["result"] = result.to_json() if result is not None else None
     if n:
         meta["first_try_legal_ci95"] = list(wilson(d.get("first_try_legal", 0), n))

@@ -60,7 +60,7 @@ def refuse_unknown(unknown: dict[str, Any]) -> None:
     names = sorted(k for k in unknown if k != "model")
     if names:
         raise SpecError(f"unknown task parameter(s) {', '.join(names)}; see "
-                        "`inspect list tasks` or docs/inspect.md")
+                        "`python -m duel.inspect` or docs/inspect.md")
 
 
 @dataclass(frozen=True)

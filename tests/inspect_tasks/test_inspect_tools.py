@@ -76,6 +76,8 @@ def test_a_whole_game_through_the_tool_set_replays(llm: FakeLLMServer, tmp_path:
     # The turn message is the env's prompt with the LLM seat's tools note.
     first = next(m for m in model.bodies[0]["messages"] if m["role"] == "user")
     assert first["content"].endswith(tools_note(DEFAULT_TOOL_STEPS))
+    # Four look-ups a decision: state and moves, simulate and explain.
+    assert meta["look_ups"] == 4 * meta["decisions"] == sample.metadata["duel"]["look_ups"]
     # Three replies a decision: state and moves, simulate and explain, make_move.
     assert len(model.bodies) == 3 * meta["decisions"]
 
