@@ -15,29 +15,13 @@ import pytest
 pytest.importorskip("inspect_ai")
 
 from helpers.fake_llm_server import FakeLLMServer  # noqa: E402
-from helpers.fake_tool_models import OpenAIToolModel  # noqa: E402
-from helpers.inspect_runs import MODEL, inspect_eval, text_of  # noqa: E402
+from helpers.inspect_runs import MODEL, InspectToolModel, inspect_eval  # noqa: E402
 from inspect_ai.log import read_eval_log  # noqa: E402
 
 from duel.agents.llm.toolloop import DEFAULT_TOOL_STEPS, tools_note  # noqa: E402
 from duel.agents.tools import TOOLS  # noqa: E402
 from duel.engine import Seat  # noqa: E402
 from duel.transcripts import read, verified_result  # noqa: E402
-
-
-class InspectToolModel(OpenAIToolModel):
-    """The scripted tool-calling model, reading Inspect's requests (a message's text may come
-    as content parts) and giving its replies' total tokens, which Inspect's limits count."""
-
-    def __call__(self, body: dict[str, Any]) -> Any:
-        body = {**body, "messages": [{**m, "content": text_of(m["content"])}
-                                     if m.get("content") is not None else m
-                                     for m in body["messages"]]}
-        reply = super().__call__(body)
-        u = reply.body.get("usage")
-        if u:  # the script leaves the total out (duel reads the parts); Inspect counts it
-            u["total_tokens"] = u["prompt_tokens"] + u["completion_tokens"]
-        return reply
 
 
 def played(llm: FakeLLMServer, tmp_path: Path, behaviour: str, extra: tuple[str, ...] = (),
