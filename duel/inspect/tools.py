@@ -109,6 +109,13 @@ class ToolSeat:
             conv.append(output.message)
             calls = list(output.message.tool_calls or [])
             if not calls or output.stop_reason == "max_tokens":
+                # A text answer, or a reply cut off at its token limit (its calls are not
+                # run; each is answered, as every provider requires, before the re-ask).
+                for call in calls:
+                    conv.append(ChatMessageTool(
+                        content=_compact({"error": "not run: your reply was cut off at its "
+                                                   "token limit"}),
+                        tool_call_id=call.id, function=call.function))
                 said = await self._step(output.completion, used)
                 used = dict(_NONE)
                 if "move" in said.info:

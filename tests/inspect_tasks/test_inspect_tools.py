@@ -96,3 +96,35 @@ def test_a_token_limit_stops_a_tools_game_cleanly(llm: FakeLLMServer, tmp_path: 
     assert "token limit" in meta["stopped"] and score.value["finished"] == 0.0
     assert read(meta["transcript"]).footer is None  # closed, no finish claimed
     assert 3 <= len(model.bodies) < 30
+
+
+class Stub:
+    """An Inspect model stand-in: the given outputs in turn, and the conversations asked."""
+
+    def __init__(self, outputs: list[Any]) -> None:
+        self.outputs = outputs
+        self.asked: list[list[Any]] = []
+
+    async def generate(self, conv: list[Any], tools: Any = ()) -> Any:
+        self.asked.append(list(conv))
+        return self.outputs.pop(0)
+
+
+def test_a_cut_off_reply_s_calls_are_answered_before_the_re_ask() -> None:
+    import anyio
+    from inspect_ai.model import ChatMessageTool, ChatMessageUser, ModelOutput
+
+    from duel.envs import TextEnv
+    from duel.inspect.tools import ToolSeat
+
+    env = TextEnv(opponent="random", seat=1)
+    obs = env.reset(seed=2)
+    cut = ModelOutput.for_tool_call("stub", "get_state", {}, tool_call_id="c1")
+    cut.choices[0].stop_reason = "max_tokens"
+    legal = obs.legal[0]
+    stub = Stub([cut, ModelOutput.for_tool_call("stub", "make_move", legal, tool_call_id="c2")])
+    result = anyio.run(ToolSeat(env, stub).decide, obs)  # type: ignore[arg-type]
+    assert result.info["move"] == legal and result.info["attempts"] == 2
+    second = stub.asked[1]
+    assert isinstance(second[-2], ChatMessageTool) and second[-2].tool_call_id == "c1"
+    assert "cut off" in second[-2].text and isinstance(second[-1], ChatMessageUser)
