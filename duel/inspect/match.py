@@ -31,7 +31,7 @@ from duel.errors import DuelError
 from duel.inspect import params as P
 from duel.inspect.bridge import RoleSeat, ask
 from duel.inspect.fail import refused
-from duel.inspect.tools import ToolSeat
+from duel.inspect.tools import GameSeat
 from duel.runs.schedule import seat_swapped
 from duel.stats import wilson
 
@@ -101,7 +101,7 @@ def play(p: P.MatchParams, seat: P.Seat, folder: Path) -> Solver:
             if p.by_role else TextEnv(opponent=p.opponent, **kwargs)
         steps: list[dict[str, Any]] = []
         md["tools"] = seat.tools
-        tool_seat = ToolSeat(env, model) if seat.tools else None
+        tool_seat = GameSeat(env, model) if seat.tools else None
 
         def ended(stopped: str | None) -> None:
             md["duel"] = summary(env, steps, stopped)

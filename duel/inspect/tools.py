@@ -1,5 +1,7 @@
-"""`-T tools=on`: the evaluated model plays its seat through duel's one tool set
-(duel.agents.tools: get_state, legal_moves, explain, simulate, make_move) as Inspect tools.
+"""`-T tools=on`: the evaluated model plays its seat (duel/match: `GameSeat`, on the seat's
+TextEnv) or answers a position (duel/positions: `ToolSeat` on the position's view, judged by
+its Decider) through duel's one tool set (duel.agents.tools: get_state, legal_moves, explain,
+simulate, make_move) as Inspect tools.
 
 The tools are described to the model from the tool set's own definitions (`TOOLS`: names,
 descriptions, JSON Schemas), and answered as the LLM seat's tool loop answers them
@@ -26,6 +28,8 @@ are recorded with the call that made its attempt's answer.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
@@ -39,12 +43,13 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall, ToolInfo, ToolParams
 
 from duel.agents.llm.toolloop import DEFAULT_TOOL_STEPS, MAKE_MOVE, tools_note
-from duel.agents.tools import TOOLS, TOOLS_BY_NAME, SeatTools
+from duel.agents.tools import TOOLS, TOOLS_BY_NAME, SeatStatus, SeatTools, Table
 from duel.agents.tools.toolset import MOVE_ARGS, checked_arguments
+from duel.engine import Move, Seat
 from duel.envs import TextEnv
 from duel.envs.text import Observation, StepResult
 from duel.envs.trl import _SeatView
-from duel.errors import DuelError
+from duel.errors import ConflictError, DuelError
 from duel.inspect.bridge import messages as as_messages
 from duel.inspect.bridge import usage as usage_of
 
@@ -73,30 +78,48 @@ def _added(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 _NONE = {"input_tokens": 0, "output_tokens": 0, "truncated": False}
 
 
-class ToolSeat:
-    """The evaluated model's seat on `env` with tools: `play(obs)` plays the game from the
-    observation of its first decision to its end (or a limit), returning each decision's
-    step info as `TextEnv.step` gave it."""
+@dataclass(frozen=True)
+class Judged:
+    """The attempt policy's word on an answer: the decision is over (`played`: the move in
+    words), or it goes on with `reask`, the re-ask its prompt writer wrote."""
 
-    def __init__(self, env: TextEnv, model: Model, steps: int = DEFAULT_TOOL_STEPS) -> None:
-        self.env = env
+    decided: bool
+    reask: str | None = None
+    played: str | None = None
+
+
+Judge = Callable[[str, dict[str, Any]], Awaitable[Judged]]
+
+
+class ViewTable:
+    """The tool set's `Table` for one decision's view alone (a suite's position), as the LLM
+    seat's tool loop has it: the seat is player2 there; make_move is the decision's answer,
+    nothing is played here."""
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        self._status = SeatStatus(Seat.P2, view, None, False)
+
+    def status(self) -> SeatStatus:
+        return self._status
+
+    def play(self, move: Move, details: dict[str, Any]) -> tuple[SeatStatus, list[str]]:
+        raise ConflictError("make_move is the decision's answer: nothing is played here")
+
+
+class ToolSeat:
+    """The evaluated model deciding with the tool set on `table`: `decide(chat, judge)` asks
+    until `judge` (the one attempt policy) says the decision is over."""
+
+    def __init__(self, model: Model, table: Table, steps: int = DEFAULT_TOOL_STEPS) -> None:
         self.model = model
         self.steps = steps
-        self.tools = SeatTools(_SeatView(env))
+        self.tools = SeatTools(table)
         self.infos = tool_infos()
-        self.looked_up = 0  # look-ups answered in the whole game
+        self.looked_up = 0  # look-ups answered, all decisions together
 
-    async def play(self, obs: Observation, steps: list[dict[str, Any]]) -> None:
-        while True:
-            result = await self.decide(obs)
-            steps.append(result.info)
-            if result.done or result.observation is None:
-                return
-            obs = result.observation
-
-    async def decide(self, obs: Observation) -> StepResult:
-        """One decision, to its end: the StepResult whose info has its move."""
-        chat = [dict(m) for m in obs.chat]
+    async def decide(self, chat: list[dict[str, Any]], judge: Judge) -> None:
+        """One decision, from its prompt (`chat`: the text prompt's) to its end."""
+        chat = [dict(m) for m in chat]
         first_user = next(i for i, m in enumerate(chat) if m["role"] == "user")
         chat[first_user]["content"] = f"{chat[first_user]['content']}\n\n" \
             f"{tools_note(self.steps)}"
@@ -116,12 +139,11 @@ class ToolSeat:
                         content=_compact({"error": "not run: your reply was cut off at its "
                                                    "token limit"}),
                         tool_call_id=call.id, function=call.function))
-                said = await self._step(output.completion, used)
+                said = await judge(output.completion, used)
                 used = dict(_NONE)
-                if "move" in said.info:
-                    return said
-                assert said.observation is not None
-                conv.append(ChatMessageUser(content=said.observation.text))
+                if said.decided:
+                    return
+                conv.append(ChatMessageUser(content=str(said.reask)))
                 continue
             answers: list[str | None] = []
             move: str | None = None
@@ -141,30 +163,25 @@ class ToolSeat:
                 else:
                     left -= 1
                     answers.append(_compact({**self._look_up(call), "tool_steps_left": left}))
-            result: StepResult | None = None
+            verdict: Judged | None = None
             if move is not None or over:
                 # the attempt's answer: the move's JSON, or (only look-ups past the turn's
                 # steps) the reply's text, which the attempt policy refuses and re-asks
-                result = await self._step(move if move is not None else output.completion,
-                                          used)
+                verdict = await judge(move if move is not None else output.completion, used)
                 used = dict(_NONE)
             for call, answer in zip(calls, answers, strict=True):
                 if answer is None:
-                    assert result is not None
-                    answer = _compact({"played": result.info.get("move_text")}) \
-                        if "move" in result.info else \
-                        _compact({"error": "your move was not accepted",
-                                  "reask": result.observation.text
-                                  if result.observation is not None else None})
+                    assert verdict is not None
+                    answer = _compact({"played": verdict.played}) if verdict.decided else \
+                        _compact({"error": "your move was not accepted", "reask": verdict.reask})
                 conv.append(ChatMessageTool(content=answer, tool_call_id=call.id,
                                             function=call.function))
-            if result is None:
+            if verdict is None:
                 continue
-            if "move" in result.info:
-                return result
+            if verdict.decided:
+                return
             if move is None:  # refused without a make_move: the re-ask as the user's turn
-                assert result.observation is not None
-                conv.append(ChatMessageUser(content=result.observation.text))
+                conv.append(ChatMessageUser(content=str(verdict.reask)))
 
     def _look_up(self, call: ToolCall) -> dict[str, Any]:
         """A look-up's answer, or its error as the answer (the tool set names what was wrong:
@@ -193,5 +210,35 @@ class ToolSeat:
         except DuelError:
             return _compact(call.arguments)
 
-    async def _step(self, text: str, used: dict[str, Any]) -> StepResult:
-        return await anyio.to_thread.run_sync(self.env.step, text, used)
+
+
+class GameSeat(ToolSeat):
+    """The seat on `env` with tools: `play(obs, steps)` plays the game from its first
+    decision's observation to its end (or a limit), each decision's step info in `steps`."""
+
+    def __init__(self, env: TextEnv, model: Model, steps: int = DEFAULT_TOOL_STEPS) -> None:
+        super().__init__(model, _SeatView(env), steps)
+        self.env = env
+
+    async def play(self, obs: Observation, steps: list[dict[str, Any]]) -> None:
+        while True:
+            result = await self.turn(obs)
+            steps.append(result.info)
+            if result.done or result.observation is None:
+                return
+            obs = result.observation
+
+    async def turn(self, obs: Observation) -> StepResult:
+        """One decision: the StepResult that ended it (its info has the move)."""
+        last: list[StepResult] = []
+
+        async def judge(text: str, used: dict[str, Any]) -> Judged:
+            result = await anyio.to_thread.run_sync(self.env.step, text, used)
+            last.append(result)
+            if "move" in result.info:
+                return Judged(True, played=result.info.get("move_text"))
+            assert result.observation is not None
+            return Judged(False, reask=result.observation.text)
+
+        await self.decide(obs.chat, judge)
+        return last[-1]

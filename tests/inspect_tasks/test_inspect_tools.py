@@ -20,7 +20,7 @@ from inspect_ai.log import read_eval_log  # noqa: E402
 
 from duel.agents.llm.toolloop import DEFAULT_TOOL_STEPS, tools_note  # noqa: E402
 from duel.agents.tools import TOOLS  # noqa: E402
-from duel.engine import Seat  # noqa: E402
+from duel.engine import Move, Seat  # noqa: E402
 from duel.transcripts import read, verified_result  # noqa: E402
 
 
@@ -115,7 +115,7 @@ def test_a_cut_off_reply_s_calls_are_answered_before_the_re_ask() -> None:
     from inspect_ai.model import ChatMessageTool, ChatMessageUser, ModelOutput
 
     from duel.envs import TextEnv
-    from duel.inspect.tools import ToolSeat
+    from duel.inspect.tools import GameSeat
 
     env = TextEnv(opponent="random", seat=1)
     obs = env.reset(seed=2)
@@ -123,8 +123,30 @@ def test_a_cut_off_reply_s_calls_are_answered_before_the_re_ask() -> None:
     cut.choices[0].stop_reason = "max_tokens"
     legal = obs.legal[0]
     stub = Stub([cut, ModelOutput.for_tool_call("stub", "make_move", legal, tool_call_id="c2")])
-    result = anyio.run(ToolSeat(env, stub).decide, obs)  # type: ignore[arg-type]
+    result = anyio.run(GameSeat(env, stub).turn, obs)  # type: ignore[arg-type]
     assert result.info["move"] == legal and result.info["attempts"] == 2
     second = stub.asked[1]
     assert isinstance(second[-2], ChatMessageTool) and second[-2].tool_call_id == "c1"
     assert "cut off" in second[-2].text and isinstance(second[-1], ChatMessageUser)
+
+
+def test_positions_answered_through_the_tool_set(llm: FakeLLMServer, tmp_path: Path) -> None:
+    from duel.grading.positions.suite import load
+    from duel.inspect.params import default_suite
+
+    model = InspectToolModel("careful")
+    llm.responder = model
+    log = read_eval_log(inspect_eval(tmp_path, "duel/positions", tools="on"))
+    assert log.status == "success", log.error
+    assert log.samples is not None
+    suite = load(default_suite()).by_id()
+    assert len(log.samples) == len(suite)
+    for s in log.samples:
+        assert s.scores is not None
+        score = s.scores["loss"]
+        assert score.value["first_try_legal"] == 1.0 and score.value["fallback"] == 0.0
+        assert s.metadata["duel"]["look_ups"] == 4 and s.metadata["duel"]["attempts"] == 1
+        assert score.metadata is not None
+        pos = suite[str(s.id)]
+        assert score.value["loss"] == pos.loss(Move.from_json(score.metadata["move"]), False)
+    assert len(model.bodies) == 3 * len(suite)  # state and moves, simulate and explain, move

@@ -58,8 +58,6 @@ def test_the_tasks_refuse_before_any_model_is_asked(tmp_path: Path) -> None:
         match(opponent="mcts:iterationz=3")
     with pytest.raises(PrerequisiteError, match="history need the game's earlier turns"):
         positions(harness="history=all")
-    with pytest.raises(PrerequisiteError, match="tools=on is played in whole games"):
-        positions(tools="on")
     with pytest.raises(PrerequisiteError, match="duel/positions: .*nope.json"):
         positions(suite=str(tmp_path / "nope.json"))
     assert len(match(games=3).dataset) == 3
