@@ -26,9 +26,12 @@ from duel.agents.base import Agent
 from duel.engine import Seat as EngineSeat
 from duel.envs import TextEnv
 from duel.envs.seat import framework_seat
+from duel.envs.text import Observation
+from duel.errors import DuelError
 from duel.inspect import params as P
 from duel.inspect.bridge import RoleSeat, ask
 from duel.inspect.fail import refused
+from duel.inspect.tools import GameSeat
 from duel.runs.schedule import seat_swapped
 from duel.stats import wilson
 
@@ -79,7 +82,7 @@ def match(opponent: str = "mcts:iterations=1000", games: int = 2, seed: int = 0,
     return Task(dataset=MemoryDataset(samples(p), name="duel-match"),
                 solver=play(p, seat, folder), scorer=game(),
                 metadata={"opponent": p.opponent, "quality_iterations": p.quality,
-                          "transcripts": str(folder)})
+                          "tools": seat.tools, "transcripts": str(folder)})
 
 
 @solver
@@ -97,26 +100,50 @@ def play(p: P.MatchParams, seat: P.Seat, folder: Path) -> Solver:
         env: TextEnv = RoleEnv(get_model(role=P.OPPONENT_ROLE, required=True), **kwargs) \
             if p.by_role else TextEnv(opponent=p.opponent, **kwargs)
         steps: list[dict[str, Any]] = []
+        md["tools"] = seat.tools
+        tool_seat = GameSeat(env, model) if seat.tools else None
+
+        def ended(stopped: str | None) -> None:
+            md["duel"] = summary(env, steps, stopped)
+            if tool_seat is not None:
+                md["duel"]["look_ups"] = tool_seat.looked_up
+
         try:
             obs = await anyio.to_thread.run_sync(lambda: env.reset(seed=md["seed"]))
-            while True:
-                text, used = await ask(model, obs.chat)
-                result = await anyio.to_thread.run_sync(env.step, text, used)
-                if "move" in result.info:  # a decision ended (a refusal is only a re-ask)
-                    steps.append(result.info)
-                if result.done or result.observation is None:
-                    break
-                obs = result.observation
+            if tool_seat is not None:
+                await tool_seat.play(obs, steps)
+            else:
+                await replies(model, env, obs, steps)
         except LimitExceededError as exc:
             # The game stops where the limit fell: recorded, its transcript left without a
             # result (no replay claims a finish), and Inspect records the limit itself.
-            md["duel"] = summary(env, steps, stopped=f"{exc.type} limit: {exc.message}")
+            ended(f"{exc.type} limit: {exc.message}")
             env.stop()
             raise
-        md["duel"] = summary(env, steps, stopped=None)
+        except DuelError as exc:
+            # The game cannot go on (an opponent whose server is down stopped its seat): the
+            # sample fails with the reason, for `inspect eval-retry`; the game so far is
+            # kept, its transcript closed without a result, and its metadata says why.
+            ended(f"{type(exc).__name__}: {exc}")
+            env.stop()
+            raise
+        ended(None)
         return state
 
     return solve
+
+
+async def replies(model: Model, env: TextEnv, obs: Observation,
+                  steps: list[dict[str, Any]]) -> None:
+    """The game in text (tools=off): each reply to the env's prompt is its step."""
+    while True:
+        text, used = await ask(model, obs.chat)
+        result = await anyio.to_thread.run_sync(env.step, text, used)
+        if "move" in result.info:  # a decision ended (a refusal is only a re-ask)
+            steps.append(result.info)
+        if result.done or result.observation is None:
+            return
+        obs = result.observation
 
 
 def summary(env: TextEnv, steps: list[dict[str, Any]], stopped: str | None) -> dict[str, Any]:
@@ -159,7 +186,7 @@ def judge(d: dict[str, Any]) -> Score:
              "loss": sum(losses) / len(losses) if losses else 0.0,
              "finished": float(result is not None)}
     meta: dict[str, Any] = {k: d.get(k) for k in ("transcript", "account", "stopped",
-                                                   "decisions")}
+                                                   "decisions", "look_ups")}
     meta["result"] = result.to_json() if result is not None else None
     if n:
         meta["first_try_legal_ci95"] = list(wilson(d.get("first_try_legal", 0), n))

@@ -16,6 +16,7 @@ from duel.errors import SpecError
 
 ROLE = "role"  # -T opponent=role: the opponent is Inspect's model role "opponent"
 OPPONENT_ROLE = "opponent"
+TOOL_WORDS = {"on": True, "true": True, "off": False, "false": False}
 QUALITY_ITERATIONS = 200  # the analyser's iterations per decision for the loss (docs/inspect.md)
 
 
@@ -59,7 +60,7 @@ def refuse_unknown(unknown: dict[str, Any]) -> None:
     names = sorted(k for k in unknown if k != "model")
     if names:
         raise SpecError(f"unknown task parameter(s) {', '.join(names)}; see "
-                        "`inspect list tasks` or docs/inspect.md")
+                        "`python -m duel.inspect` or docs/inspect.md")
 
 
 @dataclass(frozen=True)
@@ -70,16 +71,18 @@ class Seat:
     harness: dict[str, str]
     max_attempts: int
     fallback: str
+    tools: bool = False  # -T tools=on: the one tool set as Inspect tools (duel.inspect.tools)
 
     @staticmethod
     def parse(prompt: str, harness: Any, max_attempts: Any, fallback: str, tools: str) -> Seat:
         from duel.envs.seat import framework_seat
 
-        if str(tools) not in ("off", "False", "false"):
-            raise SpecError("-T tools: only tools=off is served under Inspect for now; the tool "
-                            "set plays through `duel tournament` (docs/inspect.md)")
+        # Inspect's YAML reading makes `on`/`off` booleans; typed as text they stay words.
+        word = str(tools).strip().lower()
+        if word not in TOOL_WORDS:
+            raise SpecError(f"-T tools: {tools!r} is not on or off")
         seat = Seat(str(prompt), harness_options(harness), whole("max_attempts", max_attempts, 1),
-                    str(fallback))
+                    str(fallback), TOOL_WORDS[word])
         framework_seat(prompt=seat.prompt, harness=seat.harness,  # a bad setting fails here
                        max_attempts=seat.max_attempts, fallback=seat.fallback)
         return seat

@@ -27,6 +27,7 @@ from duel.grading.positions.suite import Position, Suite, load
 from duel.inspect import params as P
 from duel.inspect.bridge import ask
 from duel.inspect.fail import refused
+from duel.inspect.tools import Judged, ToolSeat, ViewTable
 
 KEYS = ("loss", "best", "first_try_legal", "fallback")
 
@@ -69,6 +70,12 @@ def answer(suite: Suite, seat: P.Seat) -> Solver:
                                max_attempts=seat.max_attempts, fallback=seat.fallback)
         decider = Decider(agent, pos.view, list(pos.legal),
                           random.Random(position_seed(pos.id)))
+        looked_up = None
+        if seat.tools:
+            tools = ToolSeat(model, ViewTable(pos.view))
+            await tools.decide(decider.prompt.chat(), lambda text, used: judged(decider, text,
+                                                                                used))
+            looked_up = tools.looked_up
         while decider.decision is None:
             text, used = await ask(model, decider.prompt.chat())
             decider.reply(text, used)
@@ -79,9 +86,19 @@ def answer(suite: Suite, seat: P.Seat) -> Solver:
                                   "first_try_legal": decider.attempts == 1
                                   and not llm.get("fallback"),
                                   "fallback": llm.get("fallback")}
+        if looked_up is not None:
+            state.metadata["duel"]["look_ups"] = looked_up
         return state
 
     return solve
+
+
+async def judged(decider: Decider, text: str, used: dict[str, Any]) -> Judged:
+    """A tools=on answer judged by the position's decision: over, or its re-ask."""
+    decision = decider.reply(text, used)
+    if decision is not None:
+        return Judged(True, played=str(decision.move))
+    return Judged(False, reask=decider.prompt.text)
 
 
 @scorer(metrics={k: [mean(), stderr()] for k in KEYS})

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.fake_llm_server import Scripted, openai_reply
+from helpers.fake_tool_models import OpenAIToolModel
 
 from duel.grading.positions.suite import engine_legal
 
@@ -54,3 +55,18 @@ def inspect_eval(tmp_path: Path, task: str, *extra: str, expect_rc: int = 0,
     found = sorted(logs.glob("*.eval"))
     assert len(found) == 1, (found, done.stdout + done.stderr)
     return found[0]
+
+
+class InspectToolModel(OpenAIToolModel):
+    """The scripted tool-calling model, reading Inspect's requests (a message's text may come
+    as content parts) and giving its replies' total tokens, which Inspect's limits count."""
+
+    def __call__(self, body: dict[str, Any]) -> Any:
+        body = {**body, "messages": [{**m, "content": text_of(m["content"])}
+                                     if m.get("content") is not None else m
+                                     for m in body["messages"]]}
+        reply = super().__call__(body)
+        u = reply.body.get("usage")
+        if u:  # the script leaves the total out (duel reads the parts); Inspect counts it
+            u["total_tokens"] = u["prompt_tokens"] + u["completion_tokens"]
+        return reply

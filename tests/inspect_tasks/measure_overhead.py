@@ -1,7 +1,9 @@
 """The CPU Inspect adds per move (docs/inspect.md): the same games, against the loopback fake
 model, played by `inspect eval duel/match`, by `duel tournament` with duel's own LLM seat, and
 by TextEnv with no model call; each path's CPU at 2 and at 8 games, the difference per decision
-(so a process's start is left out). Run: python tests/inspect_tasks/measure_overhead.py"""
+(so a process's start is left out). Run: python tests/inspect_tasks/measure_overhead.py
+With --tools: `inspect eval duel/match` with tools=off and tools=on (the scripted tool-calling
+model: four look-ups, then make_move, three replies a decision), per decision and per reply."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from helpers.fake_llm_server import FakeLLMServer  # noqa: E402
-from helpers.inspect_runs import legal_reply  # noqa: E402
+from helpers.inspect_runs import InspectToolModel, legal_reply  # noqa: E402
 
 from duel.envs import TextEnv  # noqa: E402
 
@@ -64,7 +66,40 @@ def direct(games: int) -> tuple[float, int]:
     return time.process_time() - start, n
 
 
+def decisions(folder: str) -> int:
+    """The model's decisions in the games an eval wrote (its seat's moves in the transcripts)."""
+    from duel.transcripts import read
+
+    n = 0
+    for path in Path(folder).rglob("*.jsonl"):
+        t = read(path)
+        seat = next(p for p in (1, 2) if (t.spec(p) or "").startswith("llm:"))
+        n += sum(1 for m in t.moves if m.get("player") == seat)
+    return n
+
+
+def tools(games: int, on: bool) -> tuple[float, int, int]:
+    """CPU seconds, decisions and model replies of one eval of `games` games."""
+    model = InspectToolModel("careful")
+    with FakeLLMServer(responder=model if on else legal_reply) as srv:
+        games_dir = tempfile.mkdtemp()
+        before = children_cpu()
+        subprocess.run([*inspect_args(srv, games), "-T", f"tools={'on' if on else 'off'}",
+                        "-T", f"transcripts={games_dir}"], check=True, capture_output=True,
+                       cwd=tempfile.mkdtemp())
+        return children_cpu() - before, decisions(games_dir), len(srv.requests)
+
+
 def main() -> None:
+    if "--tools" in sys.argv:
+        for on in (False, True):
+            (c2, d2, r2), (c8, d8, r8) = tools(2, on), tools(8, on)
+            print(f"tools={'on' if on else 'off'}: {(c8 - c2) / (d8 - d2) * 1000:.1f} ms CPU per "
+                  f"decision (n={d8 - d2}), {(c8 - c2) / (r8 - r2) * 1000:.1f} ms per reply "
+                  f"(n={r8 - r2})")
+        print("load average:", " ".join(f"{x:.1f}" for x in os.getloadavg()), "on",
+              os.cpu_count(), "CPUs")
+        return
     with FakeLLMServer(responder=legal_reply) as srv:
         for name, make in (("inspect eval duel/match", inspect_args),
                            ("duel tournament, llm:compat", duel_args)):

@@ -90,12 +90,23 @@ UNREACHABLE = "http:http://127.0.0.1:9,transport_retries=0,stop_after=1"
 @pytest.mark.parametrize(("opponent", "reason"), [
     ("role", "Model role 'opponent' is required"),  # no --model-role: before any call
     (UNREACHABLE, "stopped rather than play on its behalf"),  # the opponent's server is down
+    # as typed, the seat's defaults: its transport retries, then its stop_after fallbacks
+    ("http:http://127.0.0.1:1", "stopped rather than play on its behalf"),
 ])
 def test_a_sample_that_cannot_be_played_stops_with_the_reason(
         llm: FakeLLMServer, tmp_path: Path, opponent: str, reason: str) -> None:
     log = run(tmp_path, opponent=opponent, games=1, quality=0, transcripts=tmp_path / "g")
     assert log.status == "error" and reason in str(log.error), log.error
-    assert len(llm.requests) <= 1  # the model's first move at most, never a stuck game
+    # a few of the model's moves at most (the opponent's fallbacks in a row before its seat
+    # stops), never a stuck game
+    assert len(llm.requests) <= 3
+    if opponent.startswith("http"):  # the game so far is kept, closed, and says why
+        assert log.samples is not None
+        [sample] = log.samples
+        stopped = sample.metadata["duel"]["stopped"]
+        assert "SeatFailedError" in stopped and reason in stopped
+        t = read(sample.metadata["duel"]["transcript"])
+        assert t.footer is None and t.moves
 
 
 def test_a_token_limit_stops_the_game_cleanly_and_says_so(
@@ -108,3 +119,27 @@ def test_a_token_limit_stops_the_game_cleanly_and_says_so(
     meta = f["score"].metadata
     assert "token limit" in meta["stopped"] and f["score"].value["finished"] == 0.0
     assert read(meta["transcript"]).footer is None  # no finish is claimed
+
+
+PRICED = "openai/gpt-4o-mini"  # in Inspect's model database (without a price: given below)
+
+
+def test_a_cost_limit_stops_the_game_cleanly_and_says_so(
+        llm: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The fake serves the priced model: $10 a million tokens, about $0.009 a reply of its 915.
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{llm.url}/v1")
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(f"{PRICED}:\n  input: 10\n  output: 10\n  input_cache_write: 10\n"
+                      "  input_cache_read: 1\n")
+    log = run(tmp_path, "duel/match", "--model", PRICED, "-M", "responses_api=false",
+              "--model-cost-config", str(prices), "--cost-limit", "0.05", opponent="random",
+              games=1, quality=0, transcripts=tmp_path / "games")
+    assert log.status == "success", log.error
+    [f] = scores(log)
+    assert f["sample"].limit is not None and f["sample"].limit.type == "cost"
+    meta = f["score"].metadata
+    assert "cost limit" in meta["stopped"] and f["score"].value["finished"] == 0.0
+    assert f["sample"].metadata["duel"]["stopped"] == meta["stopped"]  # the sample says why
+    assert 4 <= len(llm.requests) <= 7  # stopped at the limit: ~$0.05 of replies
+    t = read(meta["transcript"])
+    assert t.footer is None and 0 < len(t.moves)  # closed where it stopped, no finish claimed

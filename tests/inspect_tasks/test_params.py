@@ -22,7 +22,7 @@ from duel.inspect import params as P
     (lambda: P.harness_options("history"), "is not key=value"),
     (lambda: P.Seat.parse("baseline", "histori=all", 3, "random", "off"), "histori"),
     (lambda: P.Seat.parse("nope", "", 3, "random", "off"), "nope"),
-    (lambda: P.Seat.parse("baseline", "", 3, "random", "on"), "only tools=off"),
+    (lambda: P.Seat.parse("baseline", "", 3, "random", "maybe"), "'maybe' is not on or off"),
     (lambda: P.refuse_unknown({"model": "m", "gamez": 3}), "gamez"),
 ])
 def test_bad_parameters_are_refused_by_name(call: Any, message: str) -> None:
@@ -39,6 +39,10 @@ def test_the_role_and_good_settings_pass() -> None:
                                                                    "names": "renamed"}
     assert P.harness_options({"history": "all"}) == {"history": "all"}
     P.refuse_unknown({"model": "m"})  # Inspect's own, passed to every **kwargs task
+    # -T tools=on reaches a task as YAML's True, typed in Python as "on"
+    assert P.Seat.parse("baseline", "", 3, "random", True).tools
+    assert P.Seat.parse("baseline", "", 3, "random", "on").tools
+    assert not P.Seat.parse("baseline", "", 3, "random", "off").tools
     assert P.default_suite().is_file()  # shipped as package data
 
 
@@ -60,13 +64,19 @@ def test_the_tasks_refuse_before_any_model_is_asked(tmp_path: Path) -> None:
     assert len(positions().dataset) == len(load(P.default_suite()).positions) > 10  # shipped
 
 
-def test_the_command_line_says_it_in_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("task", "arg", "message"), [
+    ("duel/match", "opponent=nope", "duel/match: unknown agent 'nope'"),
+    ("duel/match", "gamez=3", "duel/match: unknown task parameter(s) gamez"),
+    ("duel/positions", "tools=maybe", "duel/positions: -T tools: 'maybe' is not on or off"),
+])
+def test_the_command_line_says_it_in_one_line(tmp_path: Path, task: str, arg: str,
+                                              message: str) -> None:
     pytest.importorskip("inspect_ai")
     inspect = str(Path(sys.executable).parent / "inspect")
-    done = subprocess.run([inspect, "eval", "duel/match", "--model", "mockllm/model", "-T",
-                           "opponent=nope", "--log-dir", str(tmp_path / "logs")],
+    done = subprocess.run([inspect, "eval", task, "--model", "mockllm/model", "-T",
+                           arg, "--log-dir", str(tmp_path / "logs")],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     said = " ".join((done.stdout + done.stderr).split())
-    assert done.returncode != 0 and "duel/match: unknown agent 'nope'" in said, said
+    assert done.returncode != 0 and message in said, said
     assert "Traceback" not in said
     assert not list((tmp_path / "logs").glob("*.eval"))  # no eval started
