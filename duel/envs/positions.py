@@ -11,7 +11,8 @@ move, and the source game (transcript and its SHA-256) and ply.
 
 `position_reward(completions, **columns)` has TRL's reward signature: it scores each completion
 by the value of the move it names, read off its row (``values``): minus the move's loss (the
-best value minus its value, 0 to 1: 0 for the best move), and minus `REFUSED` for a completion
+analyser's best move's value minus its value, never below 0, as the analyser's loss per decision
+is defined: 0 for the best move), and minus `REFUSED` for a completion
 the LLM seat would refuse (no JSON object, malformed, not a legal move). Parsing is the LLM
 seat's own reply check, so what the reward accepts is what a game accepts. Single-turn GRPO on
 duel decisions, as chess-puzzle training does.
@@ -140,7 +141,10 @@ def score(text: str, legal: Sequence[dict[str, Any]], values: Sequence[dict[str,
     key = json.dumps(move.to_json(), sort_keys=True)
     if key not in by_move or move.to_json() not in [_plain(m) for m in legal]:
         return -REFUSED
-    return -round(max(0.0, max(by_move.values()) - by_move[key]), 4)
+    # The loss is the analyser's own (duel.analysis.decision): from its best move, the one
+    # listed first (sequential halving's survivor), not the highest mean, which may belong to
+    # a move dropped early on few iterations.
+    return -round(max(0.0, float(values[0]["value"]) - by_move[key]), 4)
 
 
 def _plain(obj: Any) -> Any:

@@ -30,10 +30,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from duel.agents.tools import SeatStatus, SeatTools
-from duel.engine import Move, Perspective
+from duel.agents.tools import SeatTools
+from duel.envs.table import SeatTable
 from duel.envs.text import TextEnv
-from duel.errors import ConflictError, DuelError
+from duel.errors import DuelError
 
 TOOLS_NOTE = ("You play through tools: get_state, legal_moves, explain and simulate look things "
               "up; make_move(move, moveData) plays your move, and answers once your opponent "
@@ -44,22 +44,6 @@ UNFINISHED = -1.0  # get_reward's addition for a game the rollout did not finish
 class ToolCallError(DuelError, ValueError):
     """A tool call refused (an illegal move, an unknown card, no game yet): a ValueError, as
     TRL's tool loop expects, whose message it sends back to the model as the tool's answer."""
-
-
-class _SeatView:
-    """The tool set's `Table` for a TextEnv's seat: its view (it is player2 there) and nothing
-    else; a move is played through the env's step, never here."""
-
-    def __init__(self, env: TextEnv) -> None:
-        self.env = env
-
-    def status(self) -> SeatStatus:
-        env = self.env
-        view = Perspective(env.seat).view(env.state)
-        return SeatStatus(env.seat, view, env.state.ply, env.done, env.result)
-
-    def play(self, move: Move, details: dict[str, Any]) -> tuple[SeatStatus, list[str]]:
-        raise ConflictError("make_move is played through the environment's step")
 
 
 def _compact(obj: Any) -> str:
@@ -88,7 +72,7 @@ class DuelToolEnv:
         seed = kwargs.get("seed")
         obs = self._env.reset(seed=None if seed is None else int(seed), deal=kwargs.get("deal"),
                               code=kwargs.get("code"))
-        self._tools = SeatTools(_SeatView(self._env))
+        self._tools = SeatTools(SeatTable(self._env))
         self.rewards, self.infos = [], []
         return f"{obs.prompt.system}\n\n{obs.text}\n\n{TOOLS_NOTE}"
 

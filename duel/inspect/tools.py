@@ -47,8 +47,8 @@ from duel.agents.tools import TOOLS, TOOLS_BY_NAME, SeatStatus, SeatTools, Table
 from duel.agents.tools.toolset import MOVE_ARGS, checked_arguments
 from duel.engine import Move, Seat
 from duel.envs import TextEnv
+from duel.envs.table import SeatTable
 from duel.envs.text import Observation, StepResult
-from duel.envs.trl import _SeatView
 from duel.errors import ConflictError, DuelError
 from duel.inspect.bridge import messages as as_messages
 from duel.inspect.bridge import usage as usage_of
@@ -217,7 +217,7 @@ class GameSeat(ToolSeat):
     decision's observation to its end (or a limit), each decision's step info in `steps`."""
 
     def __init__(self, env: TextEnv, model: Model, steps: int = DEFAULT_TOOL_STEPS) -> None:
-        super().__init__(model, _SeatView(env), steps)
+        super().__init__(model, SeatTable(env), steps)
         self.env = env
 
     async def play(self, obs: Observation, steps: list[dict[str, Any]]) -> None:

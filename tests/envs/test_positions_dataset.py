@@ -93,3 +93,20 @@ def test_a_renamed_export_is_scored_in_its_names(suite: tuple[Path, Suite]) -> N
 def test_settings_that_need_the_game_are_refused(suite: tuple[Path, Suite]) -> None:
     with pytest.raises(SpecError, match="history= needs the game's moves"):
         export(suite[0], "/tmp/never", harness={"history": "all"})
+
+
+def test_the_loss_is_from_the_analyser_s_best_not_the_highest_mean(
+        suite: tuple[Path, Suite]) -> None:
+    """Sequential halving lists its survivor first; a move dropped early on few iterations may
+    show a higher mean. The analyser's loss counts from its best, and so does the reward: the
+    best move scores 0, every other move its loss from the best (never above 0)."""
+    path, _ = suite
+    row = next(r for r in rows(path) if len(r["values"]) >= 3)
+    values = [dict(v) for v in row["values"]]
+    values[-1]["value"] = round(values[0]["value"] + 0.2, 4)  # a lucky early drop
+    columns = {"legal": [row["legal"]], "values": [values]}
+    assert position_reward([json.dumps(values[0]["move"])], **columns) == [0.0]
+    assert position_reward([json.dumps(values[-1]["move"])], **columns) == [0.0]
+    second = values[1]
+    assert position_reward([json.dumps(second["move"])], **columns) == \
+        [-round(max(0.0, values[0]["value"] - second["value"]), 4)]
