@@ -172,10 +172,11 @@ void ChildIndex::mark(const std::vector<Node>& tree, int node) {
     }
 }
 
-// mcts.iterate from the root.
-void iterate(std::vector<Node>& tree, State& s, MT& rng, const Params& p, Mast* mast,
-             ChildIndex& index) {
-    int node = 0, legal[MAX_MOVES], kids[MAX_MOVES], untried[MAX_MOVES];
+// mcts.iterate below `start` (the root for the agent's search; a root move's child for the
+// analyser's, which plays that move itself): the seats' rewards.
+std::pair<double, double> iterate(std::vector<Node>& tree, State& s, MT& rng, const Params& p,
+                                  Mast* mast, ChildIndex& index, int start = 0) {
+    int node = start, legal[MAX_MOVES], kids[MAX_MOVES], untried[MAX_MOVES];
     while (s.step != GAME_END) {
         int n = s.legal(legal), nu = 0;
         index.mark(tree, node);
@@ -217,6 +218,36 @@ void iterate(std::vector<Node>& tree, State& s, MT& rng, const Params& p, Mast* 
         tree[n].visits += 1;
         if (tree[n].seat >= 0) tree[n].reward += tree[n].seat ? r.second : r.first;
     }
+    return r;
+}
+
+// The InfoSet from its parts, priced once: every sample has the template's cities, so its
+// prices, and each sample then starts with the table filled (prices depend on the cities
+// alone).
+Info make_info(const State& tmpl, std::vector<std::pair<int, bool>> hidden,
+               std::vector<std::vector<int>> pools, std::vector<int> guild_pool,
+               std::vector<int> box_pool, std::vector<int> wonder_pool) {
+    if (pools.size() != 3) throw std::invalid_argument("an information set has 3 Age pools");
+    Info info{tmpl, std::move(hidden), {pools[0], pools[1], pools[2]}, std::move(guild_pool),
+              std::move(box_pool), std::move(wonder_pool)};
+    for (int seat = 0; seat < 2; seat++) {
+        for (int card = 0; card < D.n_cards; card++) info.tmpl.card_price(seat, card);
+        for (int w = 0; w < N_WONDERS; w++) info.tmpl.wonder_price(seat, w);
+    }
+    return info;
+}
+
+MT mt_of(const std::vector<uint32_t>& words) {
+    if (words.size() != 625) throw std::invalid_argument("a generator state is 625 words");
+    MT rng;
+    rng.set_words(words);
+    return rng;
+}
+
+std::chrono::steady_clock::time_point after(double seconds) {
+    return std::chrono::steady_clock::now()
+           + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+               std::chrono::duration<double>(seconds));
 }
 
 // MCTSAgent.search with a fresh root: the root children's (move, visits, reward) in the
@@ -226,17 +257,9 @@ py::tuple search(const State& tmpl, std::vector<std::pair<int, bool>> hidden,
                  std::vector<int> box_pool, std::vector<int> wonder_pool,
                  std::vector<uint32_t> words, int iterations, double seconds, double c,
                  int policy, double bias, double margin, double epsilon) {
-    Info info{tmpl, std::move(hidden), {pools[0], pools[1], pools[2]}, std::move(guild_pool),
-              std::move(box_pool), std::move(wonder_pool)};
-    // Every sample has the template's cities, so its prices: price everything once, and each
-    // sample starts with the table filled (prices depend on the cities alone).
-    for (int seat = 0; seat < 2; seat++) {
-        for (int card = 0; card < D.n_cards; card++) info.tmpl.card_price(seat, card);
-        for (int w = 0; w < N_WONDERS; w++) info.tmpl.wonder_price(seat, w);
-    }
-    if (words.size() != 625) throw std::invalid_argument("a generator state is 625 words");
-    MT rng;
-    rng.set_words(words);
+    Info info = make_info(tmpl, std::move(hidden), std::move(pools), std::move(guild_pool),
+                          std::move(box_pool), std::move(wonder_pool));
+    MT rng = mt_of(words);
     Params p{iterations, seconds, c, policy, bias, margin, epsilon};
     std::vector<Node> tree;
     tree.reserve(iterations > 0 ? iterations + 1 : 1 << 16);
@@ -246,9 +269,7 @@ py::tuple search(const State& tmpl, std::vector<std::pair<int, bool>> hidden,
     int done = 0;
     {
         py::gil_scoped_release release;
-        auto start = std::chrono::steady_clock::now();
-        auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                    std::chrono::duration<double>(seconds));
+        auto deadline = after(seconds);
         State s;
         ChildIndex index;
         while (true) {
@@ -266,8 +287,99 @@ py::tuple search(const State& tmpl, std::vector<std::pair<int, bool>> hidden,
     return py::make_tuple(children, done, rng.words());
 }
 
+// The analyser's search below its root (duel/analysis/search.py, _sweep): one subtree per
+// legal move, each grown by mcts.iterate after the move is played on a fresh sample, with one
+// MAST table for the decision. The sequential halving that decides which moves are swept stays
+// in Python (duel.analysis.search._rounds): it calls sweep() once a round with the moves still
+// in, and reads each move's figures back between rounds. The generator lives here from
+// construction to words(), drawing what the Python sweeps would draw.
+class Sweeper {
+public:
+    Sweeper(const State& tmpl, std::vector<std::pair<int, bool>> hidden,
+            std::vector<std::vector<int>> pools, std::vector<int> guild_pool,
+            std::vector<int> box_pool, std::vector<int> wonder_pool,
+            const std::vector<uint32_t>& words, std::vector<int> moves, double c, int policy,
+            double bias, double epsilon, int reserve)
+        : info_(make_info(tmpl, std::move(hidden), std::move(pools), std::move(guild_pool),
+                          std::move(box_pool), std::move(wonder_pool))),
+          rng_(mt_of(words)), p_{0, 0.0, c, policy, bias, 0.0, epsilon}, mast_(epsilon),
+          moves_(std::move(moves)), visits_(moves_.size(), 0), total_(moves_.size(), 0.0),
+          squares_(moves_.size(), 0.0), seat_(info_.tmpl.current) {
+        if (moves_.empty()) throw std::invalid_argument("nothing to analyse: no legal move");
+        tree_.reserve((size_t)std::max(0, reserve) + moves_.size() + 1);
+        // The root (no seat: nothing is credited to it) and one child per move, made by the
+        // move's seat, in the order given: node i + 1 is moves[i]'s subtree.
+        tree_.push_back(Node{-1, -1, -1});
+        for (int m : moves_) {
+            int id = (int)tree_.size();
+            tree_.push_back(Node{m, 0, seat_});
+            if (tree_[0].last_child >= 0) tree_[tree_[0].last_child].next_sibling = id;
+            else tree_[0].first_child = id;
+            tree_[0].last_child = id;
+        }
+    }
+
+    // _sweep `count` times over the moves `alive` (indices into the moves), or, with
+    // `seconds` > 0, until that many seconds have passed (one sweep at least), as _rounds's
+    // loop does with a time budget. Returns the iterations run.
+    long sweep(const std::vector<int>& alive, int count, double seconds) {
+        for (int i : alive)
+            if (i < 0 || i >= (int)moves_.size()) throw std::out_of_range("no such root move");
+        long done = 0;
+        py::gil_scoped_release release;
+        auto deadline = after(seconds);
+        for (int k = 0; seconds > 0 || k < count; k++) {
+            for (int i : alive) {
+                sample(info_, rng_, state_);
+                state_.play(moves_[i]);
+                auto r = iterate(tree_, state_, rng_, p_, p_.policy == MAST ? &mast_ : nullptr,
+                                 index_, i + 1);
+                double result = seat_ ? r.second : r.first;
+                // _Stats.add, in the same order of operations.
+                visits_[i] += 1;
+                total_[i] += result;
+                squares_[i] += result * result;
+            }
+            done += (long)alive.size();
+            if (seconds > 0 && std::chrono::steady_clock::now() >= deadline) break;
+        }
+        return done;
+    }
+
+    // Every move's (visits, sum of results, sum of their squares), in the moves' order.
+    py::list stats() const {
+        py::list out;
+        for (size_t i = 0; i < moves_.size(); i++)
+            out.append(py::make_tuple(visits_[i], total_[i], squares_[i]));
+        return out;
+    }
+
+    std::vector<uint32_t> words() const { return rng_.words(); }
+
+private:
+    Info info_;
+    MT rng_;
+    Params p_;
+    Mast mast_;
+    std::vector<int> moves_;
+    std::vector<long> visits_;
+    std::vector<double> total_, squares_;
+    int seat_;
+    std::vector<Node> tree_;
+    ChildIndex index_;
+    State state_;
+};
+
 }  // namespace
 
 void bind_search(py::module_& m) {
     m.def("search", &search, "MCTSAgent.search from a fresh root (duel/native/search.cpp)");
+    py::class_<Sweeper>(m, "Sweeper", "the analyser's search below its root (search.cpp)")
+        .def(py::init<const State&, std::vector<std::pair<int, bool>>,
+                      std::vector<std::vector<int>>, std::vector<int>, std::vector<int>,
+                      std::vector<int>, const std::vector<uint32_t>&, std::vector<int>, double,
+                      int, double, double, int>())
+        .def("sweep", &Sweeper::sweep)
+        .def("stats", &Sweeper::stats)
+        .def("words", &Sweeper::words);
 }
