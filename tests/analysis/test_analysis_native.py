@@ -142,3 +142,11 @@ def test_hidden_cards_do_not_change_the_native_analysis(tmp_path: Path,
     after = [d.to_json()["moves"] for d in a.decisions if d.ply >= first_differing_ply]
     assert after != [d.to_json()["moves"] for d in b.decisions
                      if d.ply >= first_differing_ply]
+
+
+def test_the_cpu_comparison_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from duel.bench.native import main
+
+    assert main(["--rounds", "1", "--decisions", "2", "--iterations", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "analyser CPU per decision: native" in out and "2 decisions at 30" in out
