@@ -88,28 +88,21 @@ static int trade_cost(const Vec<Need, 5>& needs, const Player& p, bool rebate, c
     return total;
 }
 
-// GameState.card_price.
-int State::card_price(int seat, int card) const {
+// GameState.card_price's trading part, when the table does not hold it (engine.h has the rest).
+int State::card_price_slow(int seat, int card) const {
     const Player& p = players[seat];
     const CardData& c = D.cards[card];
-    if (c.chain_from >= 0 && p.built.has(c.chain_from)) return 0;
-    if (!c.has_resource_cost) return c.coins;
-    int16_t& known = prices[seat][card];
-    if (known < 0) {
-        bool rebate = c.color == BLUE && p.has_token(MASONRY);
-        known = (int16_t)(c.coins + trade_cost(c.needs, p, rebate, players[1 - seat]));
-    }
-    return known;
+    bool rebate = c.color == BLUE && p.has_token(MASONRY);
+    int price = c.coins + trade_cost(c.needs, p, rebate, players[1 - seat]);
+    prices[seat][card] = (int16_t)price;
+    return price;
 }
 
-int State::wonder_price(int seat, int w) const {
-    int16_t& known = prices[seat][MAX_CARDS + w];
-    if (known < 0) {
-        const Player& p = players[seat];
-        known = (int16_t)trade_cost(D.wonders[w].needs, p, p.has_token(ARCHITECTURE),
-                                    players[1 - seat]);
-    }
-    return known;
+int State::wonder_price_slow(int seat, int w) const {
+    const Player& p = players[seat];
+    int price = trade_cost(D.wonders[w].needs, p, p.has_token(ARCHITECTURE), players[1 - seat]);
+    prices[seat][MAX_CARDS + w] = (int16_t)price;
+    return price;
 }
 
 // GameState.legal_moves.
