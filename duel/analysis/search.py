@@ -26,6 +26,12 @@ deviation of its iterations' results over the square root of their number (the i
 one subtree are not independent draws, as UCT below steers them, so it is an approximation that
 the two-seed stability measurement of `duel bench analyse` checks).
 
+The native core (docs/native.md): when it is built, the sweeps below the root run in C++
+(duel.native.Sweeper: the same subtrees, MAST table and generator draws as `_sweep`), about ten
+times faster; the halving and every figure stay here, computed from the sums it hands back, so
+the values are the Python search's bit for bit. ``Settings(native=False)`` or ``DUEL_PURE=1``
+runs the Python sweeps.
+
 Seeded: the same view, moves, played move, seed and iteration budget give the same values in any
 process (the decision's generator is seeded from the analysis seed and the ply only, see
 :func:`decision_seed`). A `time` budget depends on the machine's speed and load: not
@@ -73,6 +79,11 @@ class Settings:
     # A learned guide below the root (duel.guide; "default" is the shipped model): PUCT with its
     # priors and its value at the leaves instead of UCT with rollouts. "" for rollouts.
     guide: str = ""
+    # The rollouts' search in the native core when it is built (docs/native.md; DUEL_PURE=1
+    # turns it off everywhere). Not in the sidecar: at an iteration budget both searches give
+    # the same figures, bit for bit (tests/analysis/test_analysis_native.py), so a sidecar made
+    # by either is the other's too. False: the Python search, to compare.
+    native: bool = True
 
     def __post_init__(self) -> None:
         if self.iterations < 1:
@@ -183,11 +194,22 @@ def evaluate(view: dict[str, Any], legal: Sequence[Move], keep: Move | None,
     info = InfoSet.from_view(view)
     seat = info.template.current
     stats: dict[Move, _Stats] = {}
-    sweep: _Sweep
+    run: _Run
+    sweeper = None
     if settings.guide:
         from duel.guide.analyse import guided_sweep
 
-        sweep = guided_sweep(info, moves, stats, settings, _Stats)
+        run = _repeat(guided_sweep(info, moves, stats, settings, _Stats))
+    elif settings.native and _native_available():
+        from duel.native import Sweeper
+
+        # The same subtrees and MAST table in C++, from the same generator state; the halving
+        # below stays here and reads the moves' figures back after every round's sweeps.
+        for move in moves:
+            stats[move] = _Stats(None)
+        sweeper = Sweeper(info, moves, rng, settings.c, settings.rollout, settings.build_bias,
+                          settings.epsilon, 0 if settings.time > 0 else settings.iterations)
+        run = _native_run(sweeper, moves, stats)
     else:
         root = Node(None, None, -1)
         for move in moves:
@@ -201,9 +223,13 @@ def evaluate(view: dict[str, Any], legal: Sequence[Move], keep: Move | None,
         def sweep(alive: list[Move], rng: random.Random) -> int:
             return _sweep(info, alive, stats, seat, settings, rng, mast)
 
+        run = _repeat(sweep)
+
     rounds = max(1, math.ceil(math.log2(len(moves))))
     with no_cyclic_gc():  # as in the agent's search: the trees are kept to the end anyway
-        done = _rounds(moves, keep, stats, settings, rng, rounds, sweep)
+        done = _rounds(moves, keep, stats, settings, rng, rounds, run)
+    if sweeper is not None:
+        sweeper.finish(rng)  # the generator where the Python sweeps leave it
     # Rounded once, here, so that a sidecar read back holds exactly the figures computed. On a
     # tie (a won position: every move 1.0) the move played ranks first: nothing better existed.
     values = [MoveValue(m, round(s.mean, 4), round(s.se, 4), s.visits, s.rounds)
@@ -214,24 +240,61 @@ def evaluate(view: dict[str, Any], legal: Sequence[Move], keep: Move | None,
 
 # One iteration for each move still in (a fresh sample each); returns the iterations run.
 _Sweep = Callable[[list[Move], random.Random], int]
+# A round's sweeps: (alive, rng, count, deadline) runs `count` sweeps, or with a deadline (a
+# time.perf_counter() value, else 0) sweeps until it has passed, one at least. Returns the
+# iterations run.
+_Run = Callable[[list[Move], random.Random, int, float], int]
+
+
+def _repeat(sweep: _Sweep) -> _Run:
+    """A round's sweeps from a Python sweep, one call a sweep."""
+    def run(alive: list[Move], rng: random.Random, count: int, deadline: float) -> int:
+        done = 0
+        if deadline:
+            while True:
+                done += sweep(alive, rng)
+                if time.perf_counter() >= deadline:
+                    break
+        else:
+            for _ in range(count):
+                done += sweep(alive, rng)
+        return done
+
+    return run
+
+
+def _native_run(sweeper: Any, moves: list[Move], stats: dict[Move, _Stats]) -> _Run:
+    """A round's sweeps in the native core (one call a round: the deadline is kept there),
+    then every move's figures copied back for the halving to rank."""
+    def run(alive: list[Move], rng: random.Random, count: int, deadline: float) -> int:
+        # A deadline already passed still runs one sweep, as the Python loop does.
+        seconds = max(1e-9, deadline - time.perf_counter()) if deadline else 0.0
+        done: int = sweeper.sweep(alive, count, seconds)
+        for move, (visits, total, squares) in zip(moves, sweeper.stats(), strict=True):
+            s = stats[move]
+            s.visits, s.total, s.squares = visits, total, squares
+        return done
+
+    return run
+
+
+def _native_available() -> bool:
+    from duel.native import available
+
+    return available()
 
 
 def _rounds(moves: list[Move], keep: Move | None, stats: dict[Move, _Stats],
-            settings: Settings, rng: random.Random, rounds: int, sweep: _Sweep) -> int:
+            settings: Settings, rng: random.Random, rounds: int, run: _Run) -> int:
     """Successive halving: each round gives every move still in its share of the budget, then
     keeps the better half (and the move played). Returns the iterations run."""
     alive = list(moves)
     done = 0
     for r in range(rounds):
         if settings.time > 0:
-            deadline = time.perf_counter() + settings.time / rounds
-            while True:
-                done += sweep(alive, rng)
-                if time.perf_counter() >= deadline:
-                    break
+            done += run(alive, rng, 0, time.perf_counter() + settings.time / rounds)
         else:
-            for _ in range(max(1, settings.iterations // (rounds * len(alive)))):
-                done += sweep(alive, rng)
+            done += run(alive, rng, max(1, settings.iterations // (rounds * len(alive))), 0.0)
         for move in alive:
             stats[move].rounds = r + 1
         if r < rounds - 1:

@@ -82,3 +82,102 @@ def compare_native(rounds: int, seconds: float) -> dict[str, Any]:
                                          strict=True)]
         out[f"{what}_speedup"] = {"mean": mean(ratios), "ci": bootstrap_ci(ratios)}
     return out
+
+
+def analyser_positions(seed: int, count: int) -> list[tuple[dict[str, Any], list[Any], Any]]:
+    """`count` decisions of a game of `mcts:iterations=300` against `rule` (seed `seed`, as
+    `duel bench analyse` plays), evenly spread over the game: each as the deciding seat's view,
+    its legal moves and the move played, in the view's labels (what the analyser searches
+    from)."""
+    from duel.agents.spec import make_agent
+    from duel.engine import Perspective, new_game
+    from duel.match import decide
+
+    agents = (make_agent("mcts:iterations=300"), make_agent("rule"))
+    state = new_game(seed)
+    rngs = (random.Random(seed), random.Random(seed + 1))
+    found = []
+    while not state.is_terminal():
+        legal = state.legal_moves()
+        move, _, _ = decide(agents[state.current], state, rngs[state.current])
+        if len(legal) > 1:
+            seen = Perspective.to_move(state)
+            found.append((seen.view(state), seen.moves_out(legal), seen.move_out(move)))
+        state = state.apply(move)
+    step = len(found) / count
+    return [found[int(i * step)] for i in range(min(count, len(found)))]
+
+
+def analyser_cpu(positions: list[tuple[dict[str, Any], list[Any], Any]], iterations: int,
+                 native: bool) -> float:
+    """The analyser's search (duel.analysis.search.evaluate, `iterations` per decision):
+    process CPU seconds per decision over `positions`."""
+    from duel.analysis.search import Settings, decision_seed, evaluate
+
+    settings = Settings(iterations=iterations, native=native)
+    cpu = time.process_time()
+    for ply, (view, legal, played) in enumerate(positions):
+        evaluate(view, legal, played, settings, random.Random(decision_seed(0, ply)))
+    return (time.process_time() - cpu) / len(positions)
+
+
+def compare_analyser(rounds: int, decisions: int, iterations: int = 0,
+                     seed: int = 0) -> dict[str, Any]:
+    """The analyser's CPU per decision, the Python search (native=False) against the native
+    one, on the same `decisions` positions in alternating rounds; mean and bootstrap 95%
+    interval over the rounds, and the ratio."""
+    from duel.analysis.search import DEFAULT_ITERATIONS
+    from duel.build import describe
+    from duel.stats import bootstrap_ci, mean
+
+    iterations = iterations or DEFAULT_ITERATIONS
+    positions = analyser_positions(seed, decisions)
+    figures: dict[str, list[float]] = {"python_cpu": [], "native_cpu": []}
+    for _ in range(rounds):
+        figures["python_cpu"].append(analyser_cpu(positions, iterations, False))
+        figures["native_cpu"].append(analyser_cpu(positions, iterations, True))
+    out: dict[str, Any] = {"build": describe(), "rounds": rounds, "decisions": len(positions),
+                           "iterations": iterations, "clock": "process CPU time",
+                           **_load_fields()}
+    for key, values in figures.items():
+        out[key] = {"mean": mean(values), "ci": bootstrap_ci(values), "values": values}
+    ratios = [n / p for n, p in zip(figures["native_cpu"], figures["python_cpu"], strict=True)]
+    out["cpu_ratio"] = {"mean": mean(ratios), "ci": bootstrap_ci(ratios)}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m duel.bench.native`: the analyser's figure (compare_analyser), printed, or
+    its JSON with --json. (`duel bench native` gives the engine's and the search's.)"""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(prog="python -m duel.bench.native",
+                                     description="the analyser's CPU per decision, native "
+                                                 "against Python, alternating rounds")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--decisions", type=int, default=6)
+    parser.add_argument("--iterations", type=int, default=0, help="default: the analyser's")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    r = compare_analyser(args.rounds, args.decisions, args.iterations, args.seed)
+    if args.json:
+        print(json.dumps(r, indent=2))
+        return 0
+
+    def fig(key: str) -> str:
+        lo, hi = r[key]["ci"]
+        return f"{r[key]['mean']:.4f} s (95% CI {lo:.4f}-{hi:.4f})"
+
+    lo, hi = r["cpu_ratio"]["ci"]
+    print(f"{r['build']}; load average {r['load_average']} on {r['cpus']} CPUs; "
+          f"{r['rounds']} alternating rounds of {r['decisions']} decisions at "
+          f"{r['iterations']} iterations")
+    print(f"analyser CPU per decision: native {fig('native_cpu')}, Python {fig('python_cpu')}; "
+          f"native/Python {r['cpu_ratio']['mean']:.3f} ({lo:.3f}-{hi:.3f})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -235,3 +235,35 @@ def search(info: Any, rng: random.Random, iterations: int, seconds: float, c: fl
         build_bias, margin, epsilon)
     rng.setstate((version, tuple(after), gauss))
     return [(MOVE_OF[m], visits, reward) for m, visits, reward in children], int(done)
+
+
+class Sweeper:
+    """The analyser's search below its root in native code (duel/native/search.cpp: Sweeper):
+    one subtree per move of `moves`, grown as duel.analysis.search._sweep grows it, from the
+    generator state of `rng` (which stays untouched until :meth:`finish` hands the state
+    back, where the Python sweeps would have left it). `reserve`: the iterations expected,
+    to size the tree once."""
+
+    def __init__(self, info: Any, moves: list[Move], rng: random.Random, c: float,
+                 rollout: str, build_bias: float, epsilon: float, reserve: int) -> None:
+        version, words, gauss = rng.getstate()
+        self._version, self._gauss = version, gauss
+        self._index = {move: i for i, move in enumerate(moves)}
+        self._native = core().Sweeper(
+            to_native(info.template), list(info.hidden_slots),
+            [list(pool) for pool in info.age_pools], list(info.guild_pool),
+            list(info.box_pool), list(info.wonder_pool), list(words),
+            [CODE_OF[m] for m in moves], c, _POLICY[rollout], build_bias, epsilon, reserve)
+
+    def sweep(self, alive: list[Move], count: int, seconds: float) -> int:
+        """`count` sweeps over `alive` (one iteration each), or with `seconds` > 0 sweeps until
+        that many seconds have passed (one at least). Returns the iterations run."""
+        return int(self._native.sweep([self._index[m] for m in alive], count, seconds))
+
+    def stats(self) -> list[tuple[int, float, float]]:
+        """Each move's (visits, sum of results, sum of squared results), in `moves`' order."""
+        return [(int(v), float(t), float(q)) for v, t, q in self._native.stats()]
+
+    def finish(self, rng: random.Random) -> None:
+        """Leave `rng` where the Python sweeps would have left it."""
+        rng.setstate((self._version, tuple(self._native.words()), self._gauss))

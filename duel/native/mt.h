@@ -76,8 +76,7 @@ struct MT {
 
     // duel.engine.draws.below: uniform in [0, n) by rejection, n > 0.
     int below(int n) {
-        int k = 0;
-        for (unsigned v = (unsigned)n; v; v >>= 1) k++;
+        int k = 32 - __builtin_clz((unsigned)n);  // n.bit_length()
         uint32_t r = getrandbits(k);
         while (r >= (uint32_t)n) r = getrandbits(k);
         return (int)r;

@@ -134,13 +134,44 @@ void rollout(State& s, MT& rng, int policy, double bias, Mast* mast) {
     }
 }
 
-// mcts.Node; children in insertion order (a dict's), as a linked list through the pool.
-struct Node {
-    int move, parent, seat, first_child = -1, next_sibling = -1, last_child = -1;
-    int visits = 0, avail = 1;
-    double reward = 0.0;
+// mcts.Node, split in two for the selection loop's memory traffic: a node's children are one
+// contiguous block of edges (move, child, and the child's visits, availability and reward),
+// in insertion order (a dict's), so UCB reads them side by side instead of chasing a sibling
+// list through the whole tree (perf: the list walk was a tenth of the search's time). A block
+// is sized at first expansion to the moves then legal and moved to a block twice as large
+// when a sample's other moves fill it.
+struct Edge {
+    int move, node, visits = 0, avail = 1;
+    double reward = 0.0;  // from the seat of the child's mover
 };
+struct Node { int parent, slot, seat, block = -1, count = 0, cap = 0; };
 
+struct Tree {
+    std::vector<Node> nodes;
+    std::vector<Edge> edges;
+    Tree(size_t expected) {
+        nodes.reserve(expected + 1);
+        edges.reserve(2 * expected + 64);
+        nodes.push_back(Node{-1, -1, -1});  // the root: no seat, nothing credited to it
+    }
+    // A new child of `node` for `move`, made by `seat`, last in the node's children; `hint`:
+    // how many children the node may come to have (a first block's size).
+    int add(int node, int move, int seat, int hint) {
+        int id = (int)nodes.size();
+        Node& p = nodes[node];
+        if (p.count == p.cap) {
+            int cap = std::max(std::max(hint, 2), 2 * p.cap), block = (int)edges.size();
+            edges.resize(edges.size() + cap);
+            for (int i = 0; i < p.count; i++) edges[block + i] = edges[p.block + i];
+            p.block = block;
+            p.cap = cap;
+        }
+        edges[p.block + p.count] = Edge{move, id};
+        int slot = p.count++;
+        nodes.push_back(Node{node, slot, seat});
+        return id;
+    }
+};
 struct Params { int iterations; double seconds, c; int policy; double bias, margin, epsilon; };
 
 std::pair<double, double> outcome(const State& s, double margin) {
@@ -160,22 +191,25 @@ struct ChildIndex {
     std::vector<int> child, stamp;
     int epoch = 0;
     ChildIndex() : child(1 << 16, -1), stamp(1 << 16, 0) {}
-    void mark(const std::vector<Node>& tree, int node);
-    int find(int move) const { return stamp[move] == epoch ? child[move] : -1; }
+    void mark(const Tree& tree, int node);
+    int find(int move) const { return stamp[move] == epoch ? child[move] : -1; }  // an edge
 };
 
-void ChildIndex::mark(const std::vector<Node>& tree, int node) {
+void ChildIndex::mark(const Tree& tree, int node) {
     epoch++;
-    for (int c = tree[node].first_child; c >= 0; c = tree[c].next_sibling) {
-        child[tree[c].move] = c;
-        stamp[tree[c].move] = epoch;
+    const Node& n = tree.nodes[node];
+    for (int e = n.block; e < n.block + n.count; e++) {
+        int move = tree.edges[e].move;
+        child[move] = e;
+        stamp[move] = epoch;
     }
 }
 
-// mcts.iterate from the root.
-void iterate(std::vector<Node>& tree, State& s, MT& rng, const Params& p, Mast* mast,
-             ChildIndex& index) {
-    int node = 0, legal[MAX_MOVES], kids[MAX_MOVES], untried[MAX_MOVES];
+// mcts.iterate below `start` (the root for the agent's search; a root move's child for the
+// analyser's, which plays that move itself): the seats' rewards.
+std::pair<double, double> iterate(Tree& tree, State& s, MT& rng, const Params& p, Mast* mast,
+                                  ChildIndex& index, int start = 0) {
+    int node = start, legal[MAX_MOVES], kids[MAX_MOVES], untried[MAX_MOVES];
     while (s.step != GAME_END) {
         int n = s.legal(legal), nu = 0;
         index.mark(tree, node);
@@ -185,13 +219,7 @@ void iterate(std::vector<Node>& tree, State& s, MT& rng, const Params& p, Mast* 
         }
         if (nu) {
             int move = untried[(int)(rng.random() * nu)];
-            Node child{move, node, s.current};
-            int id = (int)tree.size();
-            tree.push_back(child);
-            Node& parent = tree[node];
-            if (parent.last_child >= 0) tree[parent.last_child].next_sibling = id;
-            else parent.first_child = id;
-            parent.last_child = id;
+            int id = tree.add(node, move, s.current, n);
             if (mast) mast->trail.push_back(mast_key(s, move) * 2 + s.current);
             s.play(move);
             node = id;
@@ -200,23 +228,57 @@ void iterate(std::vector<Node>& tree, State& s, MT& rng, const Params& p, Mast* 
         int best = -1;
         double best_v = -1.0;
         for (int i = 0; i < n; i++) {
-            Node& ch = tree[kids[i]];
+            Edge& ch = tree.edges[kids[i]];
             ch.avail += 1;
             double v = ch.reward / ch.visits
                        + p.c * std::sqrt(std::log((double)ch.avail) / ch.visits);
             if (v > best_v) { best_v = v; best = kids[i]; }
         }
-        if (mast) mast->trail.push_back(mast_key(s, tree[best].move) * 2 + s.current);
-        s.play(tree[best].move);
-        node = best;
+        const Edge& chosen = tree.edges[best];
+        if (mast) mast->trail.push_back(mast_key(s, chosen.move) * 2 + s.current);
+        s.play(chosen.move);
+        node = chosen.node;
     }
     rollout(s, rng, p.policy, p.bias, mast);
     auto r = outcome(s, p.margin);
     if (mast) mast->learn(r.first, r.second);
-    for (int n = node; n >= 0; n = tree[n].parent) {
-        tree[n].visits += 1;
-        if (tree[n].seat >= 0) tree[n].reward += tree[n].seat ? r.second : r.first;
+    // The backup, to the root's children (the root's own count is the iterations done).
+    for (int n = node; tree.nodes[n].parent >= 0; n = tree.nodes[n].parent) {
+        const Node& x = tree.nodes[n];
+        Edge& e = tree.edges[tree.nodes[x.parent].block + x.slot];
+        e.visits += 1;
+        e.reward += x.seat ? r.second : r.first;
     }
+    return r;
+}
+
+// The InfoSet from its parts, priced once: every sample has the template's cities, so its
+// prices, and each sample then starts with the table filled (prices depend on the cities
+// alone).
+Info make_info(const State& tmpl, std::vector<std::pair<int, bool>> hidden,
+               std::vector<std::vector<int>> pools, std::vector<int> guild_pool,
+               std::vector<int> box_pool, std::vector<int> wonder_pool) {
+    if (pools.size() != 3) throw std::invalid_argument("an information set has 3 Age pools");
+    Info info{tmpl, std::move(hidden), {pools[0], pools[1], pools[2]}, std::move(guild_pool),
+              std::move(box_pool), std::move(wonder_pool)};
+    for (int seat = 0; seat < 2; seat++) {
+        for (int card = 0; card < D.n_cards; card++) info.tmpl.card_price(seat, card);
+        for (int w = 0; w < N_WONDERS; w++) info.tmpl.wonder_price(seat, w);
+    }
+    return info;
+}
+
+MT mt_of(const std::vector<uint32_t>& words) {
+    if (words.size() != 625) throw std::invalid_argument("a generator state is 625 words");
+    MT rng;
+    rng.set_words(words);
+    return rng;
+}
+
+std::chrono::steady_clock::time_point after(double seconds) {
+    return std::chrono::steady_clock::now()
+           + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+               std::chrono::duration<double>(seconds));
 }
 
 // MCTSAgent.search with a fresh root: the root children's (move, visits, reward) in the
@@ -226,29 +288,17 @@ py::tuple search(const State& tmpl, std::vector<std::pair<int, bool>> hidden,
                  std::vector<int> box_pool, std::vector<int> wonder_pool,
                  std::vector<uint32_t> words, int iterations, double seconds, double c,
                  int policy, double bias, double margin, double epsilon) {
-    Info info{tmpl, std::move(hidden), {pools[0], pools[1], pools[2]}, std::move(guild_pool),
-              std::move(box_pool), std::move(wonder_pool)};
-    // Every sample has the template's cities, so its prices: price everything once, and each
-    // sample starts with the table filled (prices depend on the cities alone).
-    for (int seat = 0; seat < 2; seat++) {
-        for (int card = 0; card < D.n_cards; card++) info.tmpl.card_price(seat, card);
-        for (int w = 0; w < N_WONDERS; w++) info.tmpl.wonder_price(seat, w);
-    }
-    if (words.size() != 625) throw std::invalid_argument("a generator state is 625 words");
-    MT rng;
-    rng.set_words(words);
+    Info info = make_info(tmpl, std::move(hidden), std::move(pools), std::move(guild_pool),
+                          std::move(box_pool), std::move(wonder_pool));
+    MT rng = mt_of(words);
     Params p{iterations, seconds, c, policy, bias, margin, epsilon};
-    std::vector<Node> tree;
-    tree.reserve(iterations > 0 ? iterations + 1 : 1 << 16);
-    tree.push_back(Node{-1, -1, -1});
+    Tree tree(iterations > 0 ? iterations : 1 << 16);
     Mast mast_table(epsilon);
     Mast* mast = policy == MAST ? &mast_table : nullptr;
     int done = 0;
     {
         py::gil_scoped_release release;
-        auto start = std::chrono::steady_clock::now();
-        auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                    std::chrono::duration<double>(seconds));
+        auto deadline = after(seconds);
         State s;
         ChildIndex index;
         while (true) {
@@ -261,13 +311,99 @@ py::tuple search(const State& tmpl, std::vector<std::pair<int, bool>> hidden,
         }
     }
     py::list children;
-    for (int ch = tree[0].first_child; ch >= 0; ch = tree[ch].next_sibling)
-        children.append(py::make_tuple(tree[ch].move, tree[ch].visits, tree[ch].reward));
+    const Node& root = tree.nodes[0];
+    for (int e = root.block; e < root.block + root.count; e++)
+        children.append(py::make_tuple(tree.edges[e].move, tree.edges[e].visits,
+                                       tree.edges[e].reward));
     return py::make_tuple(children, done, rng.words());
 }
+
+// The analyser's search below its root (duel/analysis/search.py, _sweep): one subtree per
+// legal move, each grown by mcts.iterate after the move is played on a fresh sample, with one
+// MAST table for the decision. The sequential halving that decides which moves are swept stays
+// in Python (duel.analysis.search._rounds): it calls sweep() once a round with the moves still
+// in, and reads each move's figures back between rounds. The generator lives here from
+// construction to words(), drawing what the Python sweeps would draw.
+class Sweeper {
+public:
+    Sweeper(const State& tmpl, std::vector<std::pair<int, bool>> hidden,
+            std::vector<std::vector<int>> pools, std::vector<int> guild_pool,
+            std::vector<int> box_pool, std::vector<int> wonder_pool,
+            const std::vector<uint32_t>& words, std::vector<int> moves, double c, int policy,
+            double bias, double epsilon, int reserve)
+        : info_(make_info(tmpl, std::move(hidden), std::move(pools), std::move(guild_pool),
+                          std::move(box_pool), std::move(wonder_pool))),
+          rng_(mt_of(words)), p_{0, 0.0, c, policy, bias, 0.0, epsilon}, mast_(epsilon),
+          moves_(std::move(moves)), visits_(moves_.size(), 0), total_(moves_.size(), 0.0),
+          squares_(moves_.size(), 0.0), seat_(info_.tmpl.current),
+          tree_((size_t)std::max(0, reserve) + moves_.size()) {
+        if (moves_.empty()) throw std::invalid_argument("nothing to analyse: no legal move");
+        // One child of the root per move, made by the move's seat, in the order given: node
+        // i + 1 is moves[i]'s subtree.
+        for (int m : moves_) tree_.add(0, m, seat_, (int)moves_.size());
+    }
+
+    // _sweep `count` times over the moves `alive` (indices into the moves), or, with
+    // `seconds` > 0, until that many seconds have passed (one sweep at least), as _rounds's
+    // loop does with a time budget. Returns the iterations run.
+    long sweep(const std::vector<int>& alive, int count, double seconds) {
+        for (int i : alive)
+            if (i < 0 || i >= (int)moves_.size()) throw std::out_of_range("no such root move");
+        long done = 0;
+        py::gil_scoped_release release;
+        auto deadline = after(seconds);
+        for (int k = 0; seconds > 0 || k < count; k++) {
+            for (int i : alive) {
+                sample(info_, rng_, state_);
+                state_.play(moves_[i]);
+                auto r = iterate(tree_, state_, rng_, p_, p_.policy == MAST ? &mast_ : nullptr,
+                                 index_, i + 1);
+                double result = seat_ ? r.second : r.first;
+                // _Stats.add, in the same order of operations.
+                visits_[i] += 1;
+                total_[i] += result;
+                squares_[i] += result * result;
+            }
+            done += (long)alive.size();
+            if (seconds > 0 && std::chrono::steady_clock::now() >= deadline) break;
+        }
+        return done;
+    }
+
+    // Every move's (visits, sum of results, sum of their squares), in the moves' order.
+    py::list stats() const {
+        py::list out;
+        for (size_t i = 0; i < moves_.size(); i++)
+            out.append(py::make_tuple(visits_[i], total_[i], squares_[i]));
+        return out;
+    }
+
+    std::vector<uint32_t> words() const { return rng_.words(); }
+
+private:
+    Info info_;
+    MT rng_;
+    Params p_;
+    Mast mast_;
+    std::vector<int> moves_;
+    std::vector<long> visits_;
+    std::vector<double> total_, squares_;
+    int seat_;
+    Tree tree_;
+    ChildIndex index_;
+    State state_;
+};
 
 }  // namespace
 
 void bind_search(py::module_& m) {
     m.def("search", &search, "MCTSAgent.search from a fresh root (duel/native/search.cpp)");
+    py::class_<Sweeper>(m, "Sweeper", "the analyser's search below its root (search.cpp)")
+        .def(py::init<const State&, std::vector<std::pair<int, bool>>,
+                      std::vector<std::vector<int>>, std::vector<int>, std::vector<int>,
+                      std::vector<int>, const std::vector<uint32_t>&, std::vector<int>, double,
+                      int, double, double, int>())
+        .def("sweep", &Sweeper::sweep)
+        .def("stats", &Sweeper::stats)
+        .def("words", &Sweeper::words);
 }

@@ -1,0 +1,152 @@
+"""The analyser's search on the native core (duel/native/search.cpp, Sweeper): from the same
+view, moves, seed and iteration budget, every move's value, standard error, visits and rounds
+are those of the Python search, bit for bit, and the generator is left in the same place; a
+whole transcript's analysis is the same; hidden cards change nothing on the native path either
+(twin games). Skipped where the native core is not built."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.recorded_games import one_card_twin, record_game
+
+from duel.analysis import Settings, analyse_transcript
+from duel.analysis.search import evaluate
+from duel.engine import GameState, Move, Perspective, new_game
+from duel.native import available
+
+pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
+
+
+def _position(seed: int) -> GameState:
+    """A position some random plies into game `seed` (the draft, Age I, II or III)."""
+    state = new_game(seed)
+    rng = random.Random(seed)
+    for _ in range((seed * 11) % 80):
+        if state.is_terminal():
+            break
+        state.play(rng.choice(state.legal_moves()))
+    if state.is_terminal() or len(state.legal_moves()) < 2:
+        state = new_game(seed)
+    return state
+
+
+def _evaluate(state: GameState, settings: Settings, seed: int, keep: int = -1
+              ) -> tuple[Any, ...]:
+    seen = Perspective.to_move(state)
+    view, legal = seen.view(state), seen.moves_out(state.legal_moves())
+    rng = random.Random(seed)
+    values, done = evaluate(view, legal, legal[keep], settings, rng)
+    return values, done, rng.random()
+
+
+@pytest.fixture
+def native_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the native sweeps, so that a test knows which search ran."""
+    import duel.native
+
+    calls: list[int] = []
+    real = duel.native.Sweeper.sweep
+
+    def sweep(self: Any, alive: list[Move], count: int, seconds: float) -> int:
+        calls.append(len(alive))
+        return real(self, alive, count, seconds)
+
+    monkeypatch.setattr(duel.native.Sweeper, "sweep", sweep)
+    return calls
+
+
+@pytest.mark.parametrize("rollout", ["mast", "uniform", "heuristic"])
+def test_seeded_evaluations_agree(rollout: str, native_calls: list[int]) -> None:
+    for seed in range(10):
+        state = _position(seed)
+        settings = Settings(iterations=300, rollout=rollout)
+        native = _evaluate(state, settings, seed)
+        assert native_calls, "the native search did not run"
+        native_calls.clear()
+        python = _evaluate(state, Settings(iterations=300, rollout=rollout, native=False), seed)
+        assert not native_calls
+        assert native == python, seed
+
+
+def test_the_figures_agree_whichever_move_was_played_and_with_other_constants() -> None:
+    state = _position(4)
+    for keep, c, bias, epsilon in ((0, 0.7, 0.75, 0.3), (1, 1.2, 0.5, 0.1), (-1, 0.3, 0.9, 0.6)):
+        settings = {"iterations": 250, "c": c, "build_bias": bias, "epsilon": epsilon}
+        assert _evaluate(state, Settings(**settings), 7, keep) == \
+            _evaluate(state, Settings(**settings, native=False), 7, keep)
+
+
+def test_a_time_budget_runs_natively_within_its_time(native_calls: list[int]) -> None:
+    import time
+
+    state = new_game(4)
+    start = time.perf_counter()
+    values, done, _ = _evaluate(state, Settings(time=0.3), 0)
+    elapsed = time.perf_counter() - start
+    rounds = max(v.rounds for v in values)
+    assert len(native_calls) == rounds  # one native call a round: the deadline is kept there
+    assert done == sum(v.visits for v in values) and done > 10 * len(values)
+    assert 0.25 < elapsed < 1.0
+
+
+def test_pure_runs_the_python_search(monkeypatch: pytest.MonkeyPatch,
+                                     native_calls: list[int]) -> None:
+    import duel.analysis.search
+
+    monkeypatch.setattr(duel.analysis.search, "_native_available", lambda: False)
+    _evaluate(new_game(2), Settings(iterations=40), 0)
+    assert not native_calls
+
+
+def test_a_transcript_is_analysed_the_same_by_both(tmp_path: Path) -> None:
+    game = record_game(tmp_path / "game.jsonl", "rule", "random", seed=3)
+    one = analyse_transcript(game, (1, 2), Settings(iterations=40), jobs=1).to_json()
+    two = analyse_transcript(game, (1, 2), Settings(iterations=40, native=False),
+                             jobs=1).to_json()
+    for a in (one, two):
+        del a["seconds"]
+    assert one == two
+
+
+def test_hidden_cards_do_not_change_the_native_analysis(tmp_path: Path,
+                                                        native_calls: list[int]) -> None:
+    """Twin games (as tests/analysis/test_analysis_game.py's): the deals differ only in a card
+    of Age III's deck; every decision before it shows is analysed identically by the native
+    search, though the true states differ."""
+    deal = new_game(8).deal
+    a_path = record_game(tmp_path / "a.jsonl", "rule", "mcts:iterations=30", seed=8, deal=deal,
+                         code="TWIN")
+    b_path = record_game(tmp_path / "b.jsonl", "rule", "mcts:iterations=30", seed=8,
+                         deal=one_card_twin(deal), code="TWIN")
+    from duel.transcripts import read
+
+    a_moves, b_moves = read(a_path).moves, read(b_path).moves
+    same = 0
+    while a_moves[same]["view_hash"] == b_moves[same]["view_hash"]:
+        same += 1
+    first_differing_ply = same + 1
+    assert first_differing_ply > 40
+    native_calls.clear()
+    settings = Settings(iterations=60)
+    a = analyse_transcript(a_path, (1, 2), settings, jobs=1)
+    b = analyse_transcript(b_path, (1, 2), settings, jobs=1)
+    assert native_calls
+    before = [d.to_json() for d in a.decisions if d.ply < first_differing_ply]
+    assert len(before) > 30
+    assert before == [d.to_json() for d in b.decisions if d.ply < first_differing_ply]
+    # And differ after it: the analysis does see what the seat sees.
+    after = [d.to_json()["moves"] for d in a.decisions if d.ply >= first_differing_ply]
+    assert after != [d.to_json()["moves"] for d in b.decisions
+                     if d.ply >= first_differing_ply]
+
+
+def test_the_cpu_comparison_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from duel.bench.native import main
+
+    assert main(["--rounds", "1", "--decisions", "2", "--iterations", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "analyser CPU per decision: native" in out and "2 decisions at 30" in out
