@@ -59,6 +59,8 @@ NATIVE_MIRRORS: tuple[str, ...] = (
     "engine/state.py", "engine/city.py", "engine/pricing.py", "engine/scoring.py",
     "engine/data.py", "engine/layout.py", "engine/deal.py", "engine/draws.py",
     "engine/infoset.py", "engine/playout.py", "agents/mcts.py", "native/__init__.py",
+    # The analyser's sweep below the root is mirrored too (search.cpp's Sweeper).
+    "analysis/search.py",
 )
 NATIVE_MODULE = "_native"
 # mypyc's shared library for the group (its runtime and every module's code).
