@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from duel import __version__
 from server import errors
 from server.games.manager import GameManager
 from server.guard.log_redaction import redact_logs
@@ -55,7 +56,7 @@ def create_app(db: str = "duel.db", rate: float = 200.0, burst: int = 400,
             store.close()
 
     # /docs and /redoc are ours (server/routes/docs.py): FastAPI's load their scripts from a CDN.
-    app = FastAPI(title="duel", version="0.1.0", lifespan=lifespan, docs_url=None,
+    app = FastAPI(title="duel", version=__version__, lifespan=lifespan, docs_url=None,
                   redoc_url=None,
                   description="7 Wonders Duel for LLM agents, MCTS and external bots. States and "
                               "moves use the rules prompt's JSON format.")
