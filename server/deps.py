@@ -19,9 +19,9 @@ from fastapi import Depends, Header, Request
 
 from duel.engine import Seat
 from duel.errors import AuthError
-from server.live import LiveGame
-from server.manager import GameManager
-from server.shares import client_key
+from server.games.live import LiveGame
+from server.games.manager import GameManager
+from server.guard.address_shares import client_key
 
 TOKEN_QUERY = "token"  # the one query name a token may travel under (EventSource)
 TOKEN_MAX = 200  # characters of a token in the query; a longer one is refused (401)
@@ -168,8 +168,8 @@ async def client_address(request: Request) -> str:
 
 def caller_of(request: Request) -> str:
     """Who a request comes from, for the rate limit and the caps on agent work: its address
-    (server/shares.py). Not its seat token: `POST /games` hands out tokens to anyone, so a
-    share per token would be as many shares as a client cares to make."""
+    (server/guard/address_shares.py). Not its seat token: `POST /games` hands out tokens to
+    anyone, so a share per token would be as many shares as a client cares to make."""
     return address_of(request)
 
 

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, fields
 
 from duel.errors import UsageError
-from server.search_limits import MAX_SECONDS
+from server.work.search_budget import MAX_SECONDS
 
 CPUS = max(2, os.cpu_count() or 1)
 MAX_LLM_SECONDS = 3600.0

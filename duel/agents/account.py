@@ -10,7 +10,7 @@ and how many were a fallback's move or a resignation, and why.
 The details it reads are the forms every seat records:
 - an asking seat's (attempts.py): ``{"llm"|"http": {"attempts", "legal_at_attempt", "fallback",
   "calls": [{"category", "status"?, "error"?}, ...]}}``;
-- the server's turns (server/turns.py): ``{"fallback": KIND, "timeout": true}`` or
+- the server's turns (server/games/turns.py): ``{"fallback": KIND, "timeout": true}`` or
   ``{"fallback": KIND, "error": ...}`` for an agent or a clock that gave no move, and
   ``{"expired": true}`` for a game ended by idleness;
 - ``"forfeit": true`` on a resignation, whoever decided it;

@@ -76,7 +76,7 @@ def bench_calibration(games: int, plies: int, iterations: int | None, jobs: int,
     Brier score with a bootstrap CI over games, the trivial forecasters' scores and the
     reliability table (markdown rows), and the reliability plot with `plot`."""
     from duel.analysis import calibration
-    from duel.analysis.experiments import CALIBRATION_PAIRINGS, calibration_forecasts
+    from duel.bench.analyser_experiments import CALIBRATION_PAIRINGS, calibration_forecasts
 
     settings = _settings(iterations)
     start = time.perf_counter()
@@ -112,7 +112,7 @@ def bench_ordering(players: list[str], deals: int, iterations: int | None, jobs:
                    seed: int, out: str | None) -> None:
     """Mean loss per decision of known players on the same deals (issue 15, "It orders known
     players"): a round robin, both seats analysed, CIs by bootstrap over deals."""
-    from duel.analysis.experiments import ordering
+    from duel.bench.analyser_experiments import ordering
 
     settings = _settings(iterations)
     start = time.perf_counter()
@@ -136,7 +136,7 @@ def bench_stability(players: list[str], deals: int, iterations: int | None, jobs
                     seed: int, out: str | None) -> None:
     """Two analysis seeds on the same games, decision by decision (issue 15, "It is
     stable")."""
-    from duel.analysis.experiments import round_robin, stability
+    from duel.bench.analyser_experiments import round_robin, stability
 
     settings = _settings(iterations)
     games = round_robin(players, deals, seed)
@@ -157,7 +157,7 @@ def bench_efficiency(a: str, b: str, games: int, win_games: int, iterations: int
     """How many games separate two agents by win rate and by mean loss per decision (issue 15,
     "It is more efficient than win rate")."""
     from duel.analysis.efficiency import POWER
-    from duel.analysis.experiments import efficiency, games_text
+    from duel.bench.analyser_experiments import efficiency, games_text
 
     settings = _settings(iterations)
     start = time.perf_counter()

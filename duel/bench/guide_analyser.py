@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from duel.analysis.calibration import Forecast, brier
-from duel.analysis.experiments import (
+from duel.analysis.search import STABILITY_TOLERANCE, Settings, decision_seed, evaluate
+from duel.bench.analyser_experiments import (
     CALIBRATION_PAIRINGS,
     Game,
     _workdir,
@@ -39,7 +40,6 @@ from duel.analysis.experiments import (
     played,
     sampled_decisions,
 )
-from duel.analysis.search import STABILITY_TOLERANCE, Settings, decision_seed, evaluate
 from duel.engine import Perspective
 from duel.stats import bootstrap_stat_ci, wilson
 from duel.util.parallel import parallel_map

@@ -75,8 +75,8 @@ def calibration(args: argparse.Namespace) -> int:
 
 
 def ordering(args: argparse.Namespace) -> int:
-    from duel.analysis.experiments import ORDERING_PLAYERS
     from duel.bench.analyser import bench_ordering
+    from duel.bench.analyser_experiments import ORDERING_PLAYERS
 
     header(args)
     bench_ordering(args.players or list(ORDERING_PLAYERS), args.deals, args.iterations,
@@ -85,8 +85,8 @@ def ordering(args: argparse.Namespace) -> int:
 
 
 def stability(args: argparse.Namespace) -> int:
-    from duel.analysis.experiments import ORDERING_PLAYERS
     from duel.bench.analyser import bench_stability
+    from duel.bench.analyser_experiments import ORDERING_PLAYERS
 
     header(args)
     bench_stability(args.players or list(ORDERING_PLAYERS), args.deals, args.iterations,
@@ -95,8 +95,8 @@ def stability(args: argparse.Namespace) -> int:
 
 
 def efficiency(args: argparse.Namespace) -> int:
-    from duel.analysis.experiments import EFFICIENCY_PAIR
     from duel.bench.analyser import bench_efficiency
+    from duel.bench.analyser_experiments import EFFICIENCY_PAIR
 
     header(args)
     bench_efficiency(args.p1 or EFFICIENCY_PAIR[0], args.p2 or EFFICIENCY_PAIR[1], args.games,

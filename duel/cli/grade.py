@@ -65,13 +65,14 @@ def grade(args: argparse.Namespace) -> int:
         raise UsageError(f"--probe must be 0 or more decisions, got {args.probe}")
     if args.positions is not None:
         return positions(args, variants)
-    from duel.grading import games
+    from duel.grading import play
+    from duel.grading import report as grade_report
     from duel.grading.sequential import LOOK_EVERY
 
     if args.dry_run:
         if args.look_every is not None and not args.until_decided:
             raise UsageError("--look-every applies only with --until-decided")
-        return show_dry_run(games.dry_run(
+        return show_dry_run(play.dry_run(
             variants, args.model, args.opponent or GRADE_OPPONENT,
             GRADE_DEALS if args.deals is None else args.deals, args.out, seed=args.seed,
             jobs=run_options(args).jobs, until_decided=args.until_decided,
@@ -88,7 +89,7 @@ def grade(args: argparse.Namespace) -> int:
 
         settings = settings_of(args.analyse_iterations)  # bad values fail before play
     opts = run_options(args)
-    outcome = games.run(variants, args.model, args.opponent or GRADE_OPPONENT,
+    outcome = play.run(variants, args.model, args.opponent or GRADE_OPPONENT,
                         GRADE_DEALS if args.deals is None else args.deals, args.out,
                         seed=args.seed, jobs=opts.jobs, progress=opts.progress,
                         budget_usd=args.budget_usd, until_decided=args.until_decided,
@@ -98,7 +99,7 @@ def grade(args: argparse.Namespace) -> int:
         from duel.grading.quality import analyse_games
 
         analyse_games(args.out, settings, opts.jobs or 4, progress=opts.progress, ray=opts.ray)
-    md, paths = games.report(args.out, outcome)
+    md, paths = grade_report.report(args.out, outcome)
     print(md)
     print("Written: " + ", ".join(str(p) for p in paths))
     return 0

@@ -51,7 +51,7 @@ def mcp(args: argparse.Namespace) -> int:
     from duel.mcp.games import Games
     from duel.mcp.remote import Server
     from duel.mcp.server import run_http, run_stdio
-    from server.catalogue import Catalogue, configured_agents
+    from server.work.catalogue import Catalogue, configured_agents
 
     if args.http is not None and not 0 < args.http < 65536:
         raise UsageError(f"--http takes a port from 1 to 65535, got {args.http}")

@@ -7,7 +7,7 @@ The person is the operator here: a spec the public catalogue would refuse (an LL
 file) is configured as the server's agent under a name made from it, for the operator's token
 alone: a token `duel play` makes, keeps in memory and sends itself when it creates the game,
 so no other program (a web page reaching the loopback port) can seat that agent. The server
-answers only to loopback host names (server/hosts.py)."""
+answers only to loopback host names (server/guard/hosts.py)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def seat_name(spec: str) -> str:
 def opponent(spec: str) -> tuple[str, dict[str, str]]:
     """What the game's seat names, and the agents to configure for it: a spec the public
     catalogue offers as it is, anything else as an operator's agent by name."""
-    from server.catalogue import Catalogue
+    from server.work.catalogue import Catalogue
 
     try:
         Catalogue().resolve(spec)
@@ -91,12 +91,12 @@ def create_game(url: str, seat: str, seat_number: int, seed: int | None,
 
 def play(spec: str, seed: int | None, seat_number: int, port: int, db: str | None,
          browser: bool) -> int:
-    from server.catalogue import Catalogue
-    from server.connections import Server, server_config
-    from server.hosts import allowed_hosts
+    from server.guard.connections import Server, server_config
+    from server.guard.hosts import allowed_hosts
     from server.main import create_app
-    from server.search_limits import check_budget
     from server.settings import Limits
+    from server.work.catalogue import Catalogue
+    from server.work.search_budget import check_budget
 
     seat, agents = opponent(spec.strip())
     Catalogue(agents).check()  # a typo or a missing key stops here, in one line

@@ -59,12 +59,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def serve(args: argparse.Namespace) -> int:
-    from server.catalogue import Catalogue, configured_agents
-    from server.connections import Server, server_config
-    from server.hosts import allowed_hosts
+    from server.guard.connections import Server, server_config
+    from server.guard.hosts import allowed_hosts
     from server.main import create_app
     from server.settings import from_args
     from server.store import open_store, shown
+    from server.work.catalogue import Catalogue, configured_agents
 
     limits = from_args(args)
     if args.db is None:  # games in the data folder, never the working tree unasked

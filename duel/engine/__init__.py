@@ -12,6 +12,7 @@ Typical use::
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 
 from .codes import deal_code
 from .data import CARD_IDS, CARD_NAMES, CARDS, TOKEN_NAMES, WONDER_NAMES, WONDERS
@@ -40,15 +41,19 @@ RULES_VERSION = "2"
 
 def new_game(seed: int | None = None, *, rng: random.Random | None = None,
              deal: Deal | None = None, open_box: bool = True, code: str | None = None,
-             prices: PriceBook | None = None) -> GameState:
-    """A new game at the wonder draft. The deal comes from `deal`, else is drawn from `rng` (or
+             prices: PriceBook | None = None, moves: Iterable[Move] = ()) -> GameState:
+    """A new game at the wonder draft, or after `moves` (each checked, as `apply` checks it:
+    a state's repr is this call). The deal comes from `deal`, else is drawn from `rng` (or
     `random.Random(seed)`). The same seed always gives the same deal and game code. The game's
     states share `prices` (a fresh book by default; one playing many games may share one)."""
     if deal is None:
         if rng is None:
             rng = random.Random(seed)
         deal = Deal.random(rng)
-    return GameState.start(deal, open_box=open_box, code=code or "", prices=prices)
+    state = GameState.start(deal, open_box=open_box, code=code or "", prices=prices)
+    for move in moves:
+        state = state.apply(move)
+    return state
 
 
 __all__ = [

@@ -8,6 +8,7 @@ schema (``duel.schemas.generate``) and the LLM's structured-output schema
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, Literal
@@ -108,7 +109,7 @@ def move_data_schema(kind: str) -> dict[str, Any]:
             "properties": {key: MOVE_DATA[key].schema() for key in keys}}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Move:
     """A move in the prompt's vocabulary. Unused fields keep their defaults (-1, "" or 0).
 
@@ -201,6 +202,24 @@ class Move:
             field = MOVE_DATA[key]
             fields[field.attr] = field.parse(kind, data[key])
         return Move(kind, **fields)
+
+    def __repr__(self) -> str:
+        """Code that gives this move back: its JSON form, the one the prompt, the API and the
+        transcripts write (``Move.from_json({"move": "DISCARD", "moveData": {"cardIndex": 3}})``),
+        or, for a move that form cannot hold (a field its kind does not use, a value out of
+        range), the constructor's call with the fields that differ from their defaults."""
+        form = self.to_json()
+        try:
+            exact = Move.from_json(form) == self
+        except InvalidMoveError:
+            exact = False
+        if exact:
+            return f"Move.from_json({json.dumps(form)})"
+        given = [f"{name}={value!r}" for name, value, default in (
+            ("card_index", self.card_index, -1), ("wonder", self.wonder, ""),
+            ("token", self.token, ""), ("card_name", self.card_name, ""),
+            ("player_number", self.player_number, 0)) if value != default]
+        return f"Move({', '.join([repr(str(self.kind)), *given])})"
 
     def __str__(self) -> str:
         if self.kind in (MoveKind.CONSTRUCT_BUILDING, MoveKind.DISCARD):

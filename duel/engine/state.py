@@ -9,6 +9,7 @@ Seats are 0 (player 1) and 1 (player 2) internally; the JSON uses 1 and 2.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
@@ -131,6 +132,11 @@ class GameState:
     # The seat that drafts first and starts Age I: player 1, except in a state read from a
     # view whose labels are swapped (then the draft's order is that of the view).
     first: int
+    # The moves from the deal's opening to here, kept by `apply` (one tuple a move, off the
+    # search's path: `play`, in place, leaves them behind, and then len(moves) != ply); None
+    # for a state no deal's opening leads to (read from a view, or out of turn). The repr
+    # replays them.
+    moves: tuple[Move, ...] | None = None
 
     @staticmethod
     def start(deal: Deal, open_box: bool = True, code: str = "DUEL",
@@ -146,9 +152,34 @@ class GameState:
             discard=[], tokens_board=list(deal.tokens_board), tokens_box=list(deal.tokens_box),
             library=[], wonders_available=list(deal.wonder_draft[:4]), draft_pick=0,
             wonders_built=0, wonders_removed=[], play_again=False, last_player=0,
-            winner=NO_WINNER, victory="", prev=(-1, "", -1, ()), ply=0, first=0)
+            winner=NO_WINNER, victory="", prev=(-1, "", -1, ()), ply=0, first=0, moves=())
         state.lay_out(1)
         return state
+
+    # ------------------------------------------------------------------ as code
+    def moves_from_opening(self) -> tuple[Move, ...] | None:
+        """The moves that lead from the deal's opening to this state, or None when they are
+        not known (see the field `moves`)."""
+        moves = self.moves
+        return moves if moves is not None and len(moves) == self.ply else None
+
+    def __repr__(self) -> str:
+        """Code that gives this position back, with ``from duel.engine import Deal, Move,
+        new_game``: the deal and the moves played from its opening,
+        ``new_game(deal=Deal.from_json({...}), moves=[Move.from_json({...}), ...])``. A state
+        that no list of moves from a deal reaches (read from a view, moved out of turn or in
+        place by `play`) says so instead."""
+        moves = self.moves_from_opening()
+        if moves is None:
+            return (f"<GameState at ply {self.ply}, {STEP_NAMES[self.step]}: not reached by "
+                    "apply from a deal's opening, so no code gives it back>")
+        given = [f"deal=Deal.from_json({json.dumps(self.deal.to_json())})",
+                 f"moves=[{', '.join(repr(m) for m in moves)}]"]
+        if not self.open_box:
+            given.append("open_box=False")
+        if self.given_code and self.given_code != deal_code(self.deal):
+            given.append(f"code={self.given_code!r}")
+        return f"new_game({', '.join(given)})"
 
     # ------------------------------------------------------------------ copying
     def clone(self) -> GameState:
@@ -164,7 +195,7 @@ class GameState:
             self.discard[:], self.tokens_board[:], self.tokens_box[:], self.library[:],
             self.wonders_available[:], self.draft_pick, self.wonders_built,
             self.wonders_removed[:], self.play_again, self.last_player, self.winner,
-            self.victory, self.prev, self.ply, self.first)
+            self.victory, self.prev, self.ply, self.first, self.moves)
 
     def out_of_turn(self, seat: int, without_slot: int = -1) -> GameState:
         """A copy in which `seat` plays a card now, out of turn, after the card in `without_slot`
@@ -172,6 +203,7 @@ class GameState:
         position: agents use it to ask what a player could build next."""
         s = self.clone()
         s.current = seat
+        s.moves = None
         if without_slot >= 0:
             s._take(without_slot)
         return s
@@ -333,6 +365,8 @@ class GameState:
                 raise IllegalMoveError(self.why_illegal(move))
         nxt = self.clone()
         nxt.play(move)
+        moves = self.moves_from_opening()
+        nxt.moves = None if moves is None else moves + (move,)
         return nxt
 
     def play(self, move: Move) -> None:

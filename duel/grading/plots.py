@@ -1,6 +1,6 @@
 """The PNG plots of grading reports, one variant per bar: a figure with its 95% CI, a paired
 difference from the baseline with its permutation p-value, and legality. Game grading
-(duel.grading.games) and position grading (duel.grading.positions.grade) draw theirs with
+(duel.grading.report) and position grading (duel.grading.positions.grade) draw theirs with
 these, so the two
 reports look alike."""
 

@@ -77,7 +77,7 @@ class Games:
                  max_games: int = MAX_GAMES, open_box: bool = True,
                  keep: Path | None = None) -> None:
         if catalogue is None:
-            from server.catalogue import Catalogue
+            from server.work.catalogue import Catalogue
 
             catalogue = Catalogue()
         self.catalogue = catalogue

@@ -15,7 +15,6 @@ from sse_starlette.sse import EventSourceResponse
 from duel.errors import InvalidStateError, UsageError
 from duel.schemas import schema_error
 from duel.transcripts import render_line
-from server.catalogue import EXTERNAL
 from server.deps import (
     TOKEN_PARAMETERS,
     Address,
@@ -26,7 +25,8 @@ from server.deps import (
     Watching,
 )
 from server.errors import ERRORS
-from server.live import LiveGame
+from server.games.live import LiveGame
+from server.guard.address_shares import Held
 from server.schemas import (
     GameCreate,
     GameCreated,
@@ -37,8 +37,8 @@ from server.schemas import (
     MovesOut,
     StateJSON,
 )
-from server.shares import Held
 from server.store import GameRow
+from server.work.catalogue import EXTERNAL
 
 router = APIRouter(prefix="/games", tags=["games"])
 

@@ -25,7 +25,7 @@ from duel.leaderboard.figures import build as figures
 from duel.leaderboard.games import from_lines
 from duel.leaderboard.pages import index_page, player_page, slug
 from duel.transcripts import Transcript
-from server.manager import GameManager
+from server.games.manager import GameManager
 from server.routes.pages import new_nonce, page_headers
 
 router = APIRouter(include_in_schema=False)

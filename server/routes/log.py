@@ -19,7 +19,7 @@ from duel.engine import GameState, Move
 from duel.transcripts import is_forfeit
 from server.deps import Game, Manager
 from server.errors import ERRORS
-from server.events import replay_states
+from server.games.events import replay_states
 
 router = APIRouter(prefix="/games", tags=["games"])
 

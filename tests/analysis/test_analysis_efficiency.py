@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from duel.analysis.efficiency import bootstrap_power, separation, units_for, units_needed
-from duel.analysis.experiments import games_text, pair_scores
+from duel.bench.analyser_experiments import games_text, pair_scores
 from duel.errors import UsageError
 
 

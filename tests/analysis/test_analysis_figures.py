@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from duel.analysis.experiments import (
+from duel.analysis.game import analyse_transcript
+from duel.analysis.search import Settings
+from duel.bench.analyser_experiments import (
     Game,
     analysed_games,
     calibration_forecasts,
@@ -21,8 +23,6 @@ from duel.analysis.experiments import (
     seat_swapped,
     stability,
 )
-from duel.analysis.game import analyse_transcript
-from duel.analysis.search import Settings
 from duel.cli import main
 from duel.errors import UsageError
 from duel.transcripts import read

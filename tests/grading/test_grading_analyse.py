@@ -18,7 +18,7 @@ from duel.analysis import load_analysis
 from duel.analysis.summary import BLUNDER
 from duel.cli import main
 from duel.engine import InfoSet
-from duel.grading.games import game_path
+from duel.grading.plan import game_path
 from duel.grading.quality import SeatLosses, quality_row
 from duel.stats import mean
 

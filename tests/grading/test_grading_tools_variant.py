@@ -16,7 +16,7 @@ from helpers.suites import make_suite
 
 from duel.cli import main
 from duel.errors import SpecError
-from duel.grading.games import variant_spec
+from duel.grading.plan import variant_spec
 from duel.grading.variants import GradeVariant
 from duel.transcripts import read
 

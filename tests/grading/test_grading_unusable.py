@@ -13,7 +13,7 @@ from test_grading import scripted
 
 from duel.agents.llm.prices import cost
 from duel.cli import main
-from duel.grading.games import GameOutcome, markdown, summarise
+from duel.grading.report import GameOutcome, markdown, summarise
 
 
 def test_each_variant_s_unusable_output_and_its_cost_are_in_the_report(

@@ -14,7 +14,7 @@ from helpers.fake_llm_agent import registered
 
 from duel.agents.llm.totals import checked_totals, combine
 from duel.errors import InvalidStateError
-from duel.grading.games import GameOutcome, markdown, summarise, to_csv
+from duel.grading.report import GameOutcome, markdown, summarise, to_csv
 from duel.records import GameSummary, read_games
 from duel.runs.tournament import Standings, run
 

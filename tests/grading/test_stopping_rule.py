@@ -16,15 +16,7 @@ import random
 import pytest
 
 from duel.errors import UsageError
-from duel.grading.games import (
-    BASELINE,
-    NULL_VARIANT,
-    GradeTask,
-    Plan,
-    holders,
-    paired_diffs,
-    verdicts,
-)
+from duel.grading.plan import BASELINE, NULL_VARIANT, GradeTask, Plan, holders
 from duel.grading.sequential import (
     DIFFERENT,
     NO_DIFFERENCE,
@@ -34,6 +26,7 @@ from duel.grading.sequential import (
     decide,
     z_score,
 )
+from duel.grading.stopping import paired_diffs, verdicts
 
 RUNS = 2000
 ALPHA = 0.05

@@ -11,8 +11,8 @@ from helpers.server_helpers import bearer, move_body, wait_until
 
 from duel.engine import Deal, GameState, new_game, swap_move
 from duel.records import MoveRecord
-from server.live import LiveGame
-from server.manager import GameManager
+from server.games.live import LiveGame
+from server.games.manager import GameManager
 
 WAIT = 60.0  # generous: another CPU-heavy job shares this machine
 

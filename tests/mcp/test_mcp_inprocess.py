@@ -21,7 +21,7 @@ from duel.mcp.games import GAME_PARAM, NEW_GAME, Games
 from duel.mcp.server import RULES_URI, build
 from duel.prompts import get_variant
 from duel.transcripts import read
-from server.catalogue import Catalogue
+from server.work.catalogue import Catalogue
 
 
 def test_the_published_tools_are_the_tool_sets(tmp_path: Path) -> None:

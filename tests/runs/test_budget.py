@@ -16,7 +16,7 @@ from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
 from duel.cli import main
 from duel.engine import InfoSet
 from duel.errors import UsageError
-from duel.grading.games import game_path
+from duel.grading.plan import game_path
 from duel.runs.budget import Budget, GameCost
 from duel.runs.schedule import Gate
 from duel.transcripts import read

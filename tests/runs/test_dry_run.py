@@ -14,7 +14,7 @@ from helpers.suites import make_suite
 
 from duel.agents.llm.projection import DECISIONS_PER_SEAT
 from duel.cli import main
-from duel.grading.games import dry_run as grade_dry_run
+from duel.grading.play import dry_run as grade_dry_run
 from duel.grading.positions.grade import dry_run as positions_dry_run
 from duel.records import read_games
 from duel.runs.tournament import dry_run, run

@@ -98,7 +98,7 @@ def test_causes_name_what_failed() -> None:
 
 
 def test_grading_s_report_names_an_opponent_whose_moves_were_not_its_own() -> None:
-    from duel.grading.games import GameOutcome, markdown, summarise
+    from duel.grading.report import GameOutcome, markdown, summarise
 
     theirs = SeatAccount(moves=30, own=10, fallbacks=20, causes={"busy": 20})
     llm = {"llm": {"attempts": 1, "legal_at_attempt": 1, "fallback": None, "calls": [

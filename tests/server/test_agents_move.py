@@ -239,7 +239,7 @@ def test_agents_move_shows_the_mover_as_player2(client: TestClient,
             seen.append((view, list(legal)))
             return Decision(Move("CHOOSE_STARTING_PLAYER", player_number=2), {})
 
-    monkeypatch.setattr("server.catalogue.make_agent", lambda spec: Spy())
+    monkeypatch.setattr("server.work.catalogue.make_agent", lambda spec: Spy())
     rng = random.Random(5)
     for seed in range(40):
         state = new_game(seed=seed)

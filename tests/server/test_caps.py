@@ -17,9 +17,9 @@ from helpers.server_helpers import TEST_AGENTS, GatedAgent, bearer, create, from
 
 from duel.engine import Perspective, new_game
 from duel.errors import BusyError
-from server.caps import Caps
 from server.main import create_app
 from server.settings import Limits
+from server.work.caps import Caps
 
 
 # ---------------------------------------------------------------------------- the caps

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from helpers.live_server import Server
 
-from server.connections import MAX_HEAD
+from server.guard.connections import MAX_HEAD
 
 LIMITS = ("--header-timeout", "1", "--body-timeout", "1", "--keep-alive", "3")
 STEP = 0.25  # seconds between trickled bytes

@@ -21,9 +21,9 @@ from duel.agents.spec import make_agent
 from duel.engine import Perspective, new_game
 from duel.errors import DeadlineError
 from server.main import create_app
-from server.pool import Pool
 from server.settings import Limits
-from server.thinking import Thinker, search
+from server.work.pool import Pool
+from server.work.thinking import Thinker, search
 
 BIG = "mcts:iterations=200000"  # took 73-80 s before searches had a deadline
 

@@ -81,15 +81,19 @@ def test_401_names_the_scheme_and_429_says_when_to_retry() -> None:
 
 
 # The routes layer: the app, its routes, their dependencies and the error table; and the HTTP
-# server it runs in (uvicorn's settings and protocol).
-WEB_MODULES = {"main.py", "deps.py", "errors.py", "schemas.py", "routes", "connections.py"}
+# server it runs in (uvicorn's settings and protocol) and the middlewares in front of the routes.
+WEB_MODULES = {"main.py", "deps.py", "errors.py", "schemas.py", "guard/connections.py",
+               "guard/middleware.py"}
+# The folders below the routes (routes/ is the web itself).
+BELOW_THE_ROUTES = ("", "games/", "work/", "guard/")
 
 
 def test_nothing_below_the_routes_knows_http() -> None:
     """The game modules import no web framework and name no status code."""
     checked = []
-    for path in sorted(SERVER.glob("*.py")):
-        if path.name in WEB_MODULES:
+    for path in sorted(p for folder in BELOW_THE_ROUTES for p in SERVER.glob(f"{folder}*.py")):
+        name = path.relative_to(SERVER).as_posix()
+        if name in WEB_MODULES:
             continue
         tree = ast.parse(path.read_text())
         imported = {alias.name for node in ast.walk(tree)
@@ -98,9 +102,10 @@ def test_nothing_below_the_routes_knows_http() -> None:
                      if isinstance(node, ast.ImportFrom)}
         web = {name for name in imported if name.split(".")[0] in
                ("fastapi", "starlette", "sse_starlette") or name == "server.errors"}
-        assert not web, f"{path.name} imports {sorted(web)}"
+        assert not web, f"{name} imports {sorted(web)}"
         numbers = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
                    and type(node.value) is int}
         assert not numbers & {400, 401, 403, 404, 409, 413, 422, 429, 500}, path
-        checked.append(path.name)
-    assert {"manager.py", "moves.py", "seats.py", "turns.py"} <= set(checked)
+        checked.append(name)
+    assert {"games/manager.py", "games/moves.py", "games/seats.py", "games/turns.py",
+            "work/thinking.py", "guard/rate_limit.py"} <= set(checked)

@@ -16,8 +16,8 @@ from helpers.play_helpers import WAIT, live, manager, play, play_out, states_by_
 from helpers.server_helpers import assert_no_leak, assert_valid_state, create, parse_sse, wait_until
 
 from duel.engine import GameState, Perspective, Seat
-from server.live import LiveGame
-from server.manager import GameManager
+from server.games.live import LiveGame
+from server.games.manager import GameManager
 
 
 def _collect_events(client: TestClient, code: str, token: str | None,

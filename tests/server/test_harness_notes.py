@@ -13,8 +13,8 @@ from helpers.fake_llm_server import FakeLLMServer
 from helpers.play_helpers import live, play, stored_moves
 from helpers.server_helpers import create, wait_until
 
+from server.games.notes import SEALED
 from server.main import create_app
-from server.notes import SEALED
 
 
 @pytest.fixture(autouse=True)

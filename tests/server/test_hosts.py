@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from server.hosts import LOOPBACK_NAMES, allowed_hosts, host_name, is_loopback
+from server.guard.hosts import LOOPBACK_NAMES, allowed_hosts, host_name, is_loopback
 from server.main import create_app
 
 

@@ -20,8 +20,11 @@ from duel.agents.base import RandomAgent
 from duel.agents.spec import AgentKind, Param
 from duel.engine import Perspective, new_game, seat_view
 from duel.errors import SpecError
-from server.main import MAX_BODY, MAX_BUCKETS, RateLimiter, RedactTokens, create_app
-from server.search_limits import MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, check_budget
+from server.guard.log_redaction import RedactTokens
+from server.guard.middleware import MAX_BODY
+from server.guard.rate_limit import MAX_BUCKETS, RateLimiter
+from server.main import create_app
+from server.work.search_budget import MAX_ITERATIONS, MAX_SECONDS, MAX_WORKERS, check_budget
 
 
 @pytest.mark.parametrize("path", ["/games", "/games/{code}/moves", "/agents/move"])
@@ -141,7 +144,7 @@ def test_the_budget_is_read_from_any_kind_s_search_parameters(
     kind = AgentKind("deep", "a search (tests)", {"time": Param(float, 0.0, ""),
                                                    "iterations": Param(int, 0, "")},
                      RandomAgent)
-    monkeypatch.setattr("server.search_limits.kinds", lambda: {"deep": kind})
+    monkeypatch.setattr("server.work.search_budget.kinds", lambda: {"deep": kind})
     check_budget(f"deep:time={MAX_SECONDS:g}")
     with pytest.raises(SpecError, match=r"deep budget too large \(iterations=200001\)"):
         check_budget(f"deep:iterations={MAX_ITERATIONS + 1}")

@@ -14,14 +14,15 @@ from fastapi.testclient import TestClient
 
 from duel.cli import main
 from duel.errors import UsageError
-from server.catalogue import Catalogue, configured_agents, parse_agent_option, read_agents_file
+from server.work.catalogue import Catalogue, configured_agents, parse_agent_option, read_agents_file
 
 
 def serve(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str, list[Any]]:
     """`duel serve ARGS` with the server's run stubbed: the exit code, stderr and the apps it
     would have run."""
     apps: list[Any] = []
-    monkeypatch.setattr("server.connections.Server.run", lambda self, **kw: apps.append(self.app))
+    monkeypatch.setattr("server.guard.connections.Server.run",
+                        lambda self, **kw: apps.append(self.app))
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         code = main(["serve", *args])

@@ -22,7 +22,8 @@ from helpers.play_helpers import WAIT, live, play_out, stored_moves
 from helpers.server_helpers import bearer, create, wait_until
 
 from server.deps import TOKEN_MAX, query_token
-from server.main import RedactTokens, create_app
+from server.guard.log_redaction import RedactTokens
+from server.main import create_app
 
 SECRET = "s3cr3t-T0ken_x"
 

@@ -9,8 +9,8 @@ import pytest
 
 from duel.cli import main
 from duel.errors import UsageError
-from server.search_limits import MAX_SECONDS
 from server.settings import Limits
+from server.work.search_budget import MAX_SECONDS
 
 
 def test_serve_has_an_option_for_every_limit(capsys: pytest.CaptureFixture[str]) -> None:

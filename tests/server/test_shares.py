@@ -16,9 +16,9 @@ from helpers.live_server import Server, start
 from helpers.server_helpers import create, from_address
 
 from duel.errors import BusyError, UsageError
+from server.guard.address_shares import ConnectionShares, Shares, client_key
 from server.main import create_app
 from server.settings import Limits
-from server.shares import ConnectionShares, Shares, client_key
 
 
 def test_a_client_is_its_address_and_an_ipv6_client_its_64() -> None:
@@ -107,7 +107,7 @@ def test_one_address_holding_its_connections_leaves_others_served(
 def test_forwarded_addresses_count_only_from_named_proxies(db: str) -> None:
     """uvicorn trusts X-Forwarded-For from 127.0.0.1 by default; duel serve names no proxy
     unless told, so a local client cannot claim other addresses to get more shares."""
-    from server.connections import server_config
+    from server.guard.connections import server_config
 
     plain = server_config(create_app(db), "127.0.0.1", 0, "warning", Limits())
     assert plain.proxy_headers is False

@@ -133,9 +133,9 @@ CODE = "Tw1n"
 @pytest.fixture
 def twin_servers(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     """Two servers of their own, whose games all get the code CODE."""
-    import server.manager
+    import server.games.manager
 
-    monkeypatch.setattr(server.manager, "random_code", lambda rng: CODE)
+    monkeypatch.setattr(server.games.manager, "random_code", lambda rng: CODE)
     with TestClient(create_app(str(tmp_path / "a.sqlite"), admin_token=OPERATOR)) as a, \
             TestClient(create_app(str(tmp_path / "b.sqlite"), admin_token=OPERATOR)) as b:
         yield a, b

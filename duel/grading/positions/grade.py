@@ -39,7 +39,7 @@ from duel.agents.spec import make_agent
 from duel.analysis.sidecar import file_hash
 from duel.engine import IllegalMoveError, Move
 from duel.errors import DuelError, InvalidStateError, SpecError, UsageError
-from duel.grading.games import RunOutcome, prompt_hash, variant_names, variant_spec
+from duel.grading.plan import RunOutcome, prompt_hash, variant_names, variant_spec
 from duel.grading.variants import GradeVariant
 from duel.runs.budget import Budget, GameCost
 from duel.runs.campaign import Campaign

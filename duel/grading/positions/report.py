@@ -11,15 +11,9 @@ from duel.agents.account import SeatAccount
 from duel.agents.llm.accounting import llm_totals
 from duel.agents.llm.totals import combine
 from duel.analysis.summary import BLUNDER
-from duel.grading.games import (
-    BASELINE,
-    NULL_VARIANT,
-    RunOutcome,
-    count_tool_calls,
-    llm_calls,
-    write_csv,
-)
+from duel.grading.plan import BASELINE, NULL_VARIANT, RunOutcome
 from duel.grading.plots import Bars, Chart, Paired, draw
+from duel.grading.report import count_tool_calls, llm_calls, write_csv
 from duel.stats import bootstrap_ci, format_p, mean, paired_permutation_p, wilson
 from duel.util import tables
 

@@ -12,7 +12,7 @@ from duel.engine import SEATS, Move, Perspective, Result, Seat, seat_view
 from duel.engine.explain import unavailable
 from duel.errors import ConflictError, DuelError, IllegalMoveError, InvalidMoveError
 from duel.records import MoveRecord
-from server.live import LiveGame, to_move
+from server.games.live import LiveGame, to_move
 from server.store import Store, result_columns
 
 

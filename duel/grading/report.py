@@ -1,316 +1,26 @@
-"""Grading prompt variants: every variant plays the same deals, from both seats, against the same
-opponent; games are transcripts in DIR (resumable); the report compares each variant with the
-baseline over the same deals (paired bootstrap CI and a permutation test)."""
+"""A grading folder's report: each finished game's outcome (counted once the engine reproduces
+it), the table comparing each variant with the baseline over the same deals (paired bootstrap CI
+and a permutation test), its CSV, its plots and the stopping rule's account."""
 
 from __future__ import annotations
 
-import json
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from duel.agents.account import SeatAccount
-from duel.agents.llm.limits import LimitSpec
 from duel.agents.llm.totals import combine
-from duel.agents.spec import make_agent
-from duel.engine import Seat, new_game
-from duel.errors import SpecError, TranscriptError, UsageError
+from duel.engine import Seat
+from duel.errors import TranscriptError
 from duel.grading import quality
+from duel.grading.plan import BASELINE, NULL_VARIANT, GradeTask, Plan, RunOutcome, holders
 from duel.grading.plots import Bars, Chart, Paired, draw
 from duel.grading.quality import SeatLosses, quality_row, seat_losses
-from duel.grading.sequential import DIFFERENT, LOOK_EVERY, Design, Verdict, decide
-from duel.grading.variants import GradeVariant
-from duel.match import play_match
-from duel.runs.budget import Budget, GameCost
-from duel.runs.campaign import Campaign
-from duel.runs.campaign import run as campaign_run
-from duel.runs.dryrun import DryRun, project
-from duel.runs.schedule import Gate
+from duel.grading.sequential import DIFFERENT
+from duel.grading.stopping import verdicts
 from duel.stats import bootstrap_ci, format_p, mean, paired_permutation_p, wilson
-from duel.transcripts import Transcript, TranscriptWriter, read, verified_result
+from duel.transcripts import Transcript, read, verified_result
 from duel.util import tables
-from duel.util.files import atomic_write
-
-NULL_VARIANT = "null"
-BASELINE = "baseline"
-DESIGN_FILE = "sequential.json"  # the --until-decided design of a grading folder
-
-
-def variant_spec(model: str, variant: str) -> str:
-    """The model's agent spec with the variant's prompt and harness settings set
-    (duel.grading.variants)."""
-    return GradeVariant.parse(variant).spec(model)
-
-
-def prompt_hash(variant: str) -> str:
-    """The hash of the variant's prompt text now."""
-    return GradeVariant.parse(variant).variant.hash
-
-
-def game_path(out: Path, variant: str, seed: int, seat: int) -> Path:
-    return out / "games" / variant / f"deal{seed}-seat{seat}.jsonl"
-
-
-def _finished(path: Path, model: str, variant: str, opponent: str, seat: int) -> bool:
-    """Whether `path` holds a finished game of this very grading run (see :func:`_kept`)."""
-    return _kept(path, model, variant, opponent, seat) is not None
-
-
-def _kept(path: Path, model: str, variant: str, opponent: str, seat: int) -> Transcript | None:
-    """The finished game of this very grading run (the same model spec, opponent spec and
-    prompt text) at `path`, or None. A partial or unreadable file is played again; a finished
-    game of another run is refused, so that a report never mixes two runs' games."""
-    if not path.exists():
-        return None
-    try:
-        t = read(path)
-    except TranscriptError:
-        return None
-    if t.footer is None:
-        return None
-    llm_spec = variant_spec(model, variant).strip()
-    expected = (llm_spec, opponent.strip()) if seat == 1 else (opponent.strip(), llm_spec)
-    players = t.header.get("players", {})
-    found = tuple(players.get(str(s), {}).get("spec") for s in (1, 2))
-    if found != expected:
-        raise SpecError(f"{path} is a game of {found[0]} (player 1) against {found[1]}, not of "
-                        f"{expected[0]} against {expected[1]}: grade into another --out")
-    prompt = players.get(str(seat), {}).get("prompt") or {}
-    now = prompt_hash(variant)
-    if prompt.get("hash") != now:
-        raise SpecError(f"{path} was played with prompt variant {variant} of hash "
-                        f"{prompt.get('hash')}, which is now {now}: grade into another --out")
-    return t
-
-
-def play_one(model: str, variant: str, opponent: str, seed: int, seat: int, out: Path) -> Path:
-    """Play (or keep) one game: the variant's LLM in `seat`, the opponent in the other."""
-    path = game_path(out, variant, seed, seat)
-    if _finished(path, model, variant, opponent, seat):
-        return path
-    llm = make_agent(variant_spec(model, variant))
-    opp = make_agent(opponent)
-    agents = (llm, opp) if seat == 1 else (opp, llm)
-    deal = new_game(seed).deal
-    writer = TranscriptWriter.for_match(path, seed, deal, agents)
-    try:
-        result = play_match(agents[0], agents[1], seed=seed, deal=deal, on_move=writer.record)
-        writer.finish(result.result)
-    finally:
-        writer.close()
-    return path
-
-
-def play_elsewhere(model: str, variant: str, opponent: str, seed: int, seat: int,
-                   out: Path | None = None) -> str:
-    """Play one game (a Ray task, maybe on another machine; `out`, the run's folder there, is
-    not used) and return its transcript's text, for the run's own process to write into its
-    folder."""
-    with tempfile.TemporaryDirectory(prefix="duel-grade-") as tmp:
-        return play_one(model, variant, opponent, seed, seat, Path(tmp)).read_text()
-
-
-@dataclass(frozen=True)
-class Plan:
-    """The --until-decided plan of a grading folder: the design, the first deal, the variants."""
-
-    design: Design
-    seed: int
-    names: list[str]
-
-
-@dataclass
-class RunOutcome:
-    """How a grading run ended: lines for the user and the report (the money), and the
-    sequential plan when it ran --until-decided."""
-
-    notes: list[str]
-    plan: Plan | None = None
-
-
-@dataclass(frozen=True)
-class GradeTask:
-    """One game of a grading run: the prompt variant the LLM plays, the deal's seed and the
-    LLM's seat (1 or 2)."""
-
-    variant: str
-    seed: int
-    seat: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"variant": self.variant, "seed": self.seed, "seat": self.seat}
-
-    @staticmethod
-    def from_json(obj: dict[str, Any]) -> GradeTask:
-        return GradeTask(str(obj["variant"]), int(obj["seed"]), int(obj["seat"]))
-
-
-def variant_names(variants: list[str]) -> list[str]:
-    """The variants a run plays: every variant is compared with the baseline, and the null
-    variant (the baseline under another name) shows the noise floor, so both are always
-    played."""
-    return list(dict.fromkeys([BASELINE, *variants, NULL_VARIANT]))
-
-
-def schedule(names: list[str], deals: int, seed: int) -> list[GradeTask]:
-    """A grading run's games in playing order: deal by deal (seeds seed, seed+1, ...), every
-    variant at each, from both seats."""
-    return [GradeTask(v, seed + d, seat) for d in range(deals) for v in names
-            for seat in (1, 2)]
-
-
-def run(variants: list[str], model: str, opponent: str, deals: int, out: str, seed: int = 0,
-        jobs: int = 4, progress: bool = True, budget_usd: float | None = None,
-        until_decided: bool = False, look_every: int = LOOK_EVERY, ray: str | None = None,
-        llm_limit: LimitSpec | None = None) -> RunOutcome:
-    """Play every variant's games (deal by deal, in seed order), keeping those already in
-    `out`. `budget_usd`: start no game that would take the money spent past it
-    (duel.runs.budget). `until_decided`: `deals` is the maximum; start no more games of a
-    variant once its sequential test against the baseline has decided, none at all once every
-    variant's has (see duel.grading.sequential). `ray`: play the games as tasks of that Ray
-    cluster (duel.runs.cluster), at most `jobs` at once (0: one per CPU), the LLM's requests
-    under `llm_limit` cluster-wide; each game's transcript comes back here and is written as
-    a local run writes it."""
-    names = variant_names(variants)
-    agents = []
-    for name in names:
-        agents.append(make_agent(variant_spec(model, name)))
-    agents.append(make_agent(opponent))
-    folder = Path(out)
-    budget = Budget(budget_usd, str(folder))
-    budget.check_agents(agents)
-    plan = _plan(folder, names, deals, look_every, seed) if until_decided else None
-    tasks = schedule(names, deals, seed)
-    points: dict[GradeTask, float] = {}  # the LLM's, by game (for the tests)
-    earlier = {}
-    for task in tasks:
-        path = game_path(folder, task.variant, task.seed, task.seat)
-        t = _kept(path, model, task.variant, opponent, task.seat)
-        if t is not None:
-            earlier[task] = GameCost.of_moves(m.get("details", {}) for m in t.moves)
-            if plan is not None:
-                points[task] = _outcome(path, t).points
-    tests = SequentialTests(plan, points)
-
-    def done(task: GradeTask, result: Path | str) -> GameCost:
-        path = result if isinstance(result, Path) else atomic_write(
-            game_path(folder, task.variant, task.seed, task.seat), result)
-        t = read(path)
-        if plan is not None:
-            tests.add(task, _outcome(path, t).points)
-        return GameCost.of_moves(m.get("details", {}) for m in t.moves)
-
-    campaign = Campaign(play_one, lambda t: (model, t.variant, opponent, t.seed, t.seat, folder),
-                        done, group=lambda t: t.variant, gate=lambda t: tests.gate(t.variant),
-                        remote=play_elsewhere, agents=agents)
-    notes = campaign_run(campaign, tasks, earlier, budget, jobs, progress, ray, llm_limit)
-    return RunOutcome(notes, plan)
-
-
-def dry_run(variants: list[str], model: str, opponent: str, deals: int, out: str | None,
-            seed: int = 0, jobs: int = 4, until_decided: bool = False,
-            budget_usd: float | None = None, probe: int = 0) -> DryRun:
-    """What `run` would play (the games kept in `out` left out) and its projected cost, with
-    nothing played and nothing written (duel.runs.dryrun). With `until_decided` the figures
-    are the maximum: the sequential test may stop the run earlier."""
-    names = variant_names(variants)
-    specs = {name: variant_spec(model, name) for name in names}
-    for spec in specs.values():
-        make_agent(spec)  # a bad variant or spec fails as the run would
-    opponent = make_agent(opponent).spec
-    tasks = schedule(names, deals, seed)
-    todo = [t for t in tasks if out is None or _kept(
-        game_path(Path(out), t.variant, t.seed, t.seat), model, t.variant, opponent,
-        t.seat) is None]
-    seats = {specs[n]: sum(1 for t in todo if t.variant == n) for n in names}
-    seats[opponent] = seats.get(opponent, 0) + len(todo)
-    done = len(tasks) - len(todo)
-    plan = (f"{len(names)} variants ({', '.join(names)}) x {deals} deals (seeds {seed} to "
-            f"{seed + deals - 1}) x 2 seats against {opponent}"
-            + (f"; {done} games found done in {out}, not counted" if done else ""))
-    notes = [f"--until-decided: these are the maximum ({deals} deals); the sequential test "
-             "may stop the run earlier"] if until_decided else []
-    found = project("duel grade", len(todo), plan, seats, seed, jobs, notes, probe=probe)
-    found.budget_usd = budget_usd
-    return found
-
-
-class SequentialTests:
-    """The sequential tests during a run: which variants still need games."""
-
-    def __init__(self, plan: Plan | None, points: dict[GradeTask, float]) -> None:
-        self.plan = plan
-        self.points = points
-        self.verdicts: dict[str, Verdict] = {}
-        self._update()
-
-    def add(self, task: GradeTask, points: float) -> None:
-        self.points[task] = points
-        self._update()
-
-    def _update(self) -> None:
-        if self.plan is not None:
-            self.verdicts = verdicts(self.plan, self.points)
-
-    def gate(self, variant: str) -> Gate:
-        if self.plan is None:
-            return Gate.START
-        if all(self.verdicts[h].decided for h in holders(self.plan.names)):
-            return Gate.STOP
-        if variant != BASELINE and self.verdicts[variant].decided:
-            return Gate.SKIP
-        return Gate.START
-
-
-def holders(names: list[str]) -> list[str]:
-    """The variants whose undecided test keeps an --until-decided run going: every variant
-    but the baseline and the null one, or the null one when there is no other."""
-    real = [n for n in names if n not in (BASELINE, NULL_VARIANT)]
-    return real or [NULL_VARIANT]
-
-
-def paired_diffs(points: dict[GradeTask, float], variant: str, seed: int,
-                 deals: int) -> list[float]:
-    """The per-deal differences in points (variant minus baseline, each the mean over both
-    seats) for the deals seed, seed+1, ... while all four games of each have finished."""
-    diffs = []
-    for s in range(seed, seed + deals):
-        games = [points.get(GradeTask(v, s, seat)) for v in (variant, BASELINE)
-                 for seat in (1, 2)]
-        if any(g is None for g in games):
-            break
-        a, b, c, d = (float(g or 0.0) for g in games)
-        diffs.append((a + b) / 2 - (c + d) / 2)
-    return diffs
-
-
-def verdicts(plan: Plan, points: dict[GradeTask, float]) -> dict[str, Verdict]:
-    """Each variant's sequential test over the finished games (`points` by variant, deal and
-    seat)."""
-    return {v: decide(plan.design, paired_diffs(points, v, plan.seed, plan.design.max_deals))
-            for v in plan.names if v != BASELINE}
-
-
-def _plan(folder: Path, names: list[str], deals: int, look_every: int, seed: int) -> Plan:
-    """The sequential plan of this folder: written by its first --until-decided run, and the
-    same for every later one (another design would spend alpha twice)."""
-    design = Design(deals, look_every, comparisons=len(holders(names)))
-    record = {**design.to_json(), "seed": seed, "variants": names}
-    path = folder / DESIGN_FILE
-    if path.exists():
-        try:
-            before = json.loads(path.read_text())
-        except ValueError:
-            before = None
-        if before != record:
-            raise UsageError(f"{path} records another --until-decided design ({before}); this "
-                             f"run's is {record}: use the same --variants, --deals, --seed and "
-                             "--look-every, or grade into another --out")
-    else:
-        folder.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(record) + "\n")
-    return Plan(design, seed, names)
 
 
 @dataclass
@@ -343,12 +53,12 @@ def outcomes(out: str) -> list[GameOutcome]:
             continue  # unreadable: played again by the next run
         if t.footer is None:
             continue
-        game = _outcome(path, t)
+        game = game_outcome(path, t)
         rows.append(replace(game, losses=seat_losses(path, game.seat)))
     return rows
 
 
-def _outcome(path: Path, t: Transcript) -> GameOutcome:
+def game_outcome(path: Path, t: Transcript) -> GameOutcome:
     """A finished game of the grading folder; it counts only once the engine reproduces every
     recorded fact."""
     variant = path.parent.name

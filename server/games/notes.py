@@ -1,7 +1,7 @@
 """The LLM seat's notes (harness setting ``notes=on``) are private to the seat until the game is
 over: while it runs, a move's ``note`` and the replies that hold it (each call's ``raw``) are
 shown sealed to players and spectators alike. Everything else of the move's details is public
-once the move is played, as always (server/export.py); the operator sees all."""
+once the move is played, as always (server/games/export.py); the operator sees all."""
 
 from __future__ import annotations
 

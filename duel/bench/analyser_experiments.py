@@ -29,18 +29,17 @@ from itertools import combinations, pairwise
 from pathlib import Path
 from typing import TypeVar
 
+from duel.analysis.calibration import Forecast
+from duel.analysis.efficiency import Separation, separation
+from duel.analysis.game import Analysis, analyse_file, analyse_transcript, verified_steps
+from duel.analysis.search import STABILITY_TOLERANCE, Settings, decision_seed, evaluate
+from duel.analysis.summary import BLUNDER
 from duel.engine import GameState, Move, Perspective
 from duel.errors import UsageError
 from duel.runs import schedule
 from duel.stats import bootstrap_stat_ci, wilson
 from duel.util.files import PARTIAL
 from duel.util.parallel import parallel_map
-
-from .calibration import Forecast
-from .efficiency import Separation, separation
-from .game import Analysis, analyse_file, analyse_transcript, verified_steps
-from .search import STABILITY_TOLERANCE, Settings, decision_seed, evaluate
-from .summary import BLUNDER
 
 T = TypeVar("T")
 R = TypeVar("R")

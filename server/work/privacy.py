@@ -1,6 +1,6 @@
 """What callers never see: the paths, URLs and remote replies behind an operator-configured
 agent's failure (the server's log has them). (An agent's details, search statistics and LLM
-replies, exist only once its move is played; they are public from then on: server/export.py.)
+replies, exist only once its move is played; they are public from then on: server/games/export.py.)
 
 A configured agent reaches callers wrapped in :class:`OperatorAgent`: it answers to its name, and
 whatever goes wrong inside it comes out as one line built from the error's class and duel's own

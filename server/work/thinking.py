@@ -1,6 +1,6 @@
 """How the server runs an agent's decision, within a deadline enforced from outside the agent.
 
-- A search (a kind sized in time or iterations: MCTS) runs in a worker process (server/pool.py)
+- A search (a kind sized in time or iterations: MCTS) runs in a worker process (server/work/pool.py)
   with its time budget cut short of the deadline (`cut`), whatever else sizes it, so it answers
   with the best move it found; past the deadline its worker is killed. The worker gets only the
   spec, the view, the legal moves, a seed and the time: the decision depends on nothing else.
@@ -10,7 +10,7 @@
 - Any other agent (random, rule, the shipped DQN) runs on a thread of its own, abandoned at the
   deadline: threads run only agents that answer in milliseconds.
 
-Searches and LLM moves first take a slot of their caps (server/caps.py); the deadline runs from
+Searches and LLM moves first take a slot of their caps (server/work/caps.py); the deadline runs from
 the moment the slot is theirs. In a game's seat, random and rule answer at once, outside the
 caps: a slow search must never hold up a game that needs no search."""
 
@@ -27,10 +27,10 @@ from duel.agents.llm import runner
 from duel.agents.spec import make_agent
 from duel.engine import Move
 from duel.errors import BusyError
-from server.caps import Caps
-from server.pool import Pool, within
-from server.search_limits import check_budget, is_search
 from server.settings import Limits
+from server.work.caps import Caps
+from server.work.pool import Pool, within
+from server.work.search_budget import check_budget, is_search
 
 T = TypeVar("T")
 INSTANT = frozenset({"random", "rule"})  # kinds that answer in milliseconds
@@ -48,7 +48,7 @@ class Timed(Protocol):
 
 
 def _inner(agent: Agent) -> Agent:
-    """The agent that decides: an operator's agent (server/privacy.py) wraps another."""
+    """The agent that decides: an operator's agent (server/work/privacy.py) wraps another."""
     inner: Agent = getattr(agent, "inner", agent)
     return inner
 

@@ -1,4 +1,4 @@
-"""The turns nobody sends over HTTP: an agent seat thinks (see server/thinking.py: within its
+"""The turns nobody sends over HTTP: an agent seat thinks (see server/work/thinking.py: within its
 deadline, in a worker process for a search) and plays; an external seat with a clock gets its
 fallback's move when its time is up; an agent that fails or runs out of time gets its
 fallback's move too (or resigns, with fallback "forfeit").
@@ -19,10 +19,10 @@ from duel.agents.spec import make_agent
 from duel.engine import GameState, Move, Perspective, Seat
 from duel.errors import DeadlineError, DuelError
 from duel.match import agent_rng, agent_seed, decide, taken
-from server.live import LiveGame, to_move
-from server.moves import apply_move
+from server.games.live import LiveGame, to_move
+from server.games.moves import apply_move
 from server.store import Store
-from server.thinking import Thinker
+from server.work.thinking import Thinker
 
 log = logging.getLogger("duel.server")
 

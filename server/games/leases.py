@@ -22,9 +22,9 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from duel.errors import DuelError, GameNotFoundError
-from server.live import LiveGame
+from server.games.live import LiveGame
+from server.games.turns import Turns
 from server.store import SharedStore
-from server.turns import Turns
 
 log = logging.getLogger("duel.server")
 CLAIM_BATCH = 50  # games taken over per round, so a crowd of orphans spreads over servers

@@ -16,7 +16,7 @@ from typing import Any
 from duel.agents.base import Agent, Decision
 from duel.engine import SEATS, Move, Seat
 from duel.errors import AuthError, ForbiddenError, SpecError
-from server.catalogue import EXTERNAL, Catalogue
+from server.work.catalogue import EXTERNAL, Catalogue
 
 log = logging.getLogger("duel.server")
 

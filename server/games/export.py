@@ -2,7 +2,7 @@
 what `duel.transcripts.TranscriptWriter` writes for the same game. A move's details (search
 statistics, LLM replies and reasoning) are there once the move is played: nobody, player or
 spectator, sees an agent's thinking before its move, and everybody may after it. An LLM seat's
-note (``notes=on``) is sealed until the game is over (server/notes.py).
+note (``notes=on``) is sealed until the game is over (server/games/notes.py).
 
 Before the game is over its transcript is sealed (`duel.transcripts.seal`): the header carries
 neither the deal nor the seed, which hold every hidden card (the face-down slots, the later
@@ -17,8 +17,8 @@ from typing import Any
 from duel.engine import SEATS, Deal
 from duel.errors import ConflictError
 from duel.transcripts import header_line, move_line, prompt_of, result_line, seal
-from server.live import LiveGame
-from server.notes import seal_notes
+from server.games.live import LiveGame
+from server.games.notes import seal_notes
 from server.store import Store
 
 

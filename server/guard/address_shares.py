@@ -8,7 +8,7 @@ operator names it (`--forwarded-allow-ips`); then the address is the one it forw
 - `Shares`: how many of something (event streams) each address holds, with a cap per
   address; past it, BusyError (429).
 - `ConnectionShares`: the open connections of each peer address, counted by the HTTP
-  protocol itself (server/connections.py), where a connection that trickles its headers or
+  protocol itself (server/guard/connections.py), where a connection that trickles its headers or
   idles is seen before any request exists. Past the cap the connection gets a 429 and is
   closed; a trusted proxy's connections are not counted (it carries many clients).
 """

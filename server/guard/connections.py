@@ -25,8 +25,8 @@ from fastapi import FastAPI
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from duel.errors import BusyError, UsageError
+from server.guard.address_shares import ConnectionShares
 from server.settings import Limits
-from server.shares import ConnectionShares
 
 MAX_HEAD = 16 * 1024  # bytes of a request's line and headers
 SHUTDOWN_GRACE = 2  # seconds open requests get to finish when the server is told to stop
@@ -36,8 +36,8 @@ PARSERS = ("auto", "httptools", "h11")
 class _Timer:
     """What both parsers' protocols add to uvicorn's: the header timeout's timer (armed when a
     connection opens and at the first byte of each request, disarmed once the request's head is
-    in), and the connection's place in its address's share (server/shares.py): a connection
-    past the address's cap is answered 429 and closed before it is read."""
+    in), and the connection's place in its address's share (server/guard/address_shares.py): a
+    connection past the address's cap is answered 429 and closed before it is read."""
 
     timer: asyncio.TimerHandle | None = None
     loop: asyncio.AbstractEventLoop
@@ -202,10 +202,11 @@ def server_config(app: FastAPI, host: str, port: int, log_level: str, limits: Li
                   http: str = "auto", forwarded_allow_ips: Sequence[str] = ()
                   ) -> uvicorn.Config:
     """uvicorn's settings on parser `http`: the header timeout above, at most
-    `connections_per_address` open connections from one address (server/shares.py), idle
-    connections closed after `keep_alive` seconds, request heads of at most MAX_HEAD bytes, at
-    most `max_connections` at once, and SHUTDOWN_GRACE seconds for open requests when the
-    server stops (then they are cancelled, so SIGTERM stops the server within a few seconds).
+    `connections_per_address` open connections from one address
+    (server/guard/address_shares.py), idle connections closed after `keep_alive` seconds,
+    request heads of at most MAX_HEAD bytes, at most `max_connections` at once, and
+    SHUTDOWN_GRACE seconds for open requests when the server stops (then they are cancelled,
+    so SIGTERM stops the server within a few seconds).
 
     X-Forwarded-For and X-Forwarded-Proto are read only from the proxies the operator names
     (`forwarded_allow_ips`, addresses or networks, "*" for any peer): uvicorn's own default

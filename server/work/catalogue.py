@@ -31,8 +31,8 @@ from duel.errors import (
     SpecError,
     UsageError,
 )
-from server.privacy import OperatorAgent, public_reason, secrets_of
-from server.search_limits import LIMITS, check_budget
+from server.work.privacy import OperatorAgent, public_reason, secrets_of
+from server.work.search_budget import LIMITS, check_budget
 
 log = logging.getLogger("duel.server")
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from duel.engine import GameState, Perspective, Seat
 from duel.transcripts import replay_moves
-from server.live import LiveGame, start_state
+from server.games.live import LiveGame, start_state
 from server.store import Store
 
 

@@ -5,7 +5,7 @@ Unfinished games live in memory. A finished game stays there while it is used, t
 (after `finished_grace` seconds unused, or when more than `finished_kept` are kept, the least
 recently used first); asking for it again reads it back from the store.
 
-On a store several servers share (PostgreSQL; see server/sharing.py) a server keeps in memory
+On a store several servers share (PostgreSQL; see server/games/leases.py) a server keeps in memory
 the unfinished games it runs (holds the lease of) or was asked about, and reads any other
 game back from the store when asked; each request catches its game up with the moves other
 servers stored."""
@@ -25,17 +25,17 @@ from typing import Any
 from duel.engine import Deal, Move, Seat, new_game, seat_view
 from duel.engine.codes import random_code
 from duel.errors import BusyError, ConflictError, GameNotFoundError, StoreError
-from server import events, export, moves
-from server.catalogue import Catalogue
-from server.live import LiveGame, restore
-from server.ratelimit import RateLimiter
-from server.seats import SeatTokens, new_tokens, seat_agents, token_hash
+from server.games import events, export, moves
+from server.games.leases import Sharing
+from server.games.live import LiveGame, restore
+from server.games.seats import SeatTokens, new_tokens, seat_agents, token_hash
+from server.games.turns import Turns
+from server.guard.address_shares import Shares
+from server.guard.rate_limit import RateLimiter
 from server.settings import Limits
-from server.shares import Shares
-from server.sharing import Sharing
 from server.store import GameRow, SharedStore, Store
-from server.thinking import Thinker
-from server.turns import Turns
+from server.work.catalogue import Catalogue
+from server.work.thinking import Thinker
 
 log = logging.getLogger("duel.server")
 STOP_WAIT = 1.0  # seconds the cancelled turns get to unwind when the server stops

@@ -45,7 +45,7 @@ class LiveGame:
     # created the game (a restored game is its own owner).
     owner: str = ""
     # When the game last moved (time.monotonic(); its creation or restoration before the first
-    # move here): an unfinished game idle for the server's idle_expiry ends (server/turns.py).
+    # move here): an unfinished game idle for the server's idle_expiry ends (server/games/turns.py).
     moved_at: float = field(default_factory=time.monotonic)
 
     @property
