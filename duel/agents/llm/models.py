@@ -26,10 +26,6 @@ ANTHROPIC_PRICING = "https://docs.claude.com/en/docs/about-claude/pricing"
 # read off the page says so in its note, and `duel prices` shows it.
 DERIVED_CACHE = "cache prices derived (reads 0.1x, writes 1.25x input), not read off the page"
 
-# The models named in the README, the spec errors and the examples.
-DEFAULT_MODELS = {"openai": "gpt-5-mini", "anthropic": "claude-sonnet-5-5",
-                  "openrouter": "openai/gpt-5-mini"}
-
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 THINKING_MIN = 1024  # Anthropic's smallest thinking budget
 # Anthropic's effort levels (`output_config.effort`); "high" is its documented default.
@@ -47,10 +43,10 @@ UNKNOWN_TOKENS = 8192     # a model the table does not know (no documented limit
 TRUNCATION_GROWTH = 4
 # For a model the table does not know, with no max_tokens in the spec, a reply cut off while
 # reasoning grows its budget up to the largest output any current model of its provider takes
-# (the table's largest), not a fixed multiple: a reasoning model newer than this table may need
-# 40k tokens a move at a high effort. The provider's refusal of a larger request states the
-# model's own limit, which is learned (adapt.py). Unknown servers (compat, local): 4x.
-PROVIDER_MAX_OUTPUT = {"openai": 128_000, "anthropic": 128_000, "openrouter": 128_000}
+# (the table's largest: the provider registry's `max_output`), not a fixed multiple: a
+# reasoning model newer than this table may need 40k tokens a move at a high effort. The
+# provider's refusal of a larger request states the model's own limit, which is learned
+# (adapt.py). Unknown servers (compat, local): 4x.
 
 
 @dataclass(frozen=True)
@@ -88,6 +84,9 @@ class ModelFamily:
     # Reads images (image=on): True or False as documented; None: not known (a compatible
     # server's model), so the first call says so if it cannot.
     vision: bool | None = None
+    # The entry is its own name and its dated snapshots only (Claude's: the version follows
+    # the name, `claude-opus-4-7` is not `claude-opus-4`), not every name it prefixes.
+    exact_name: bool = False
 
 
 def _openai(prefix: str, reasons: bool, context: int, max_output: int, inp: float, out: float,
@@ -109,7 +108,8 @@ def _claude(prefix: str, max_output: int, inp: float, out: float, context: int =
                        default_reasoning="thinking=off",
                        prices={"input": inp, "output": out, "cached_input": round(inp / 10, 4),
                                "cache_write_input": round(inp * 1.25, 4)},
-                       price_source=ANTHROPIC_PRICING, price_checked=PRICES_READ, vision=True)
+                       price_source=ANTHROPIC_PRICING, price_checked=PRICES_READ, vision=True,
+                       exact_name=True)
 
 
 def _claude_adaptive(prefix: str, max_output: int, context: int) -> ModelFamily:
@@ -118,7 +118,7 @@ def _claude_adaptive(prefix: str, max_output: int, context: int) -> ModelFamily:
     return ModelFamily(prefix, "anthropic", False, True, "max_tokens", "tool", True, context,
                        max_output, thinking=True, adaptive=True, adaptive_ok=True,
                        efforts=CLAUDE_EFFORTS, omits_thinking=True,
-                       default_reasoning="thinking=off", vision=True)
+                       default_reasoning="thinking=off", vision=True, exact_name=True)
 
 
 def _claude5(prefix: str, inp: float | None, out: float | None,
@@ -138,7 +138,7 @@ def _claude5(prefix: str, inp: float | None, out: float | None,
                        default_reasoning="reasoning_effort=high", prices=prices,
                        price_source=ANTHROPIC_PRICING if prices else "",
                        price_checked=PRICES_READ if prices else "", price_note=note,
-                       vision=True)
+                       vision=True, exact_name=True)
 
 
 
@@ -202,18 +202,17 @@ def undated(model: str) -> str:
     return _SNAPSHOT.sub("", model)
 
 
-def family(model: str, provider: str = "") -> ModelFamily | None:
+def family(model: str) -> ModelFamily | None:
     """The family of `model` (longest prefix wins), or None if the table does not know it. A
-    Claude entry is its own name and its dated snapshots only: the version follows the name
-    (``claude-opus-4-7`` is not ``claude-opus-4``, and takes another thinking request)."""
-    if provider == "local":
-        return LOCAL
+    Claude entry is its own name and its dated snapshots only (`exact_name`): the version
+    follows the name (``claude-opus-4-7`` is not ``claude-opus-4``, and takes another thinking
+    request). The shipped local model is `LOCAL`, which its provider names itself."""
     name = table_name(model)
     best: ModelFamily | None = None
     for fam in FAMILIES:
         if not name.startswith(fam.prefix):
             continue
-        if fam.provider == "anthropic" and undated(name) != fam.prefix:
+        if fam.exact_name and undated(name) != fam.prefix:
             continue
         if best is None or len(fam.prefix) > len(best.prefix):
             best = fam
