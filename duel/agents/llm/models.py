@@ -20,6 +20,12 @@ from dataclasses import dataclass
 PRICES_READ = "2026-11-25"
 OPENAI_PRICING = "https://openai.com/api/pricing/"
 ANTHROPIC_PRICING = "https://docs.claude.com/en/docs/about-claude/pricing"
+GOOGLE_PRICING = "https://ai.google.dev/gemini-api/docs/pricing"
+# Gemini's prices: the paid tier's, for prompts up to 200k tokens (a turn is ~12k), read on
+# GEMINI_PRICES_READ from copies of Google's page (no direct read was possible here); Google
+# bills implicit cache hits at a tenth of the input price and no cache writes.
+GEMINI_PRICES_READ = "2026-12-02"
+GEMINI_NOTE = "<=200k-token prompts; read from copies of Google's page, not the page itself"
 # Anthropic's documented cache multipliers for Claude 4: reads at 0.1x input, 5-minute writes at
 # 1.25x. The 5th generation publishes its own cache-read prices, and they are not 0.1x
 # everywhere (Opus 5.5 reads at $0.20, Fable 5.1 at $0.25): an entry whose cache prices were not
@@ -52,7 +58,7 @@ TRUNCATION_GROWTH = 4
 @dataclass(frozen=True)
 class ModelFamily:
     prefix: str
-    provider: str           # openai, anthropic or local: whose API the table describes
+    provider: str           # openai, anthropic, google or local: whose API the table describes
     reasons: bool           # always reasons before answering (reasoning tokens, no sampling)
     takes_temperature: bool
     token_param: str        # max_tokens or max_completion_tokens, on the provider's own API
@@ -141,6 +147,19 @@ def _claude5(prefix: str, inp: float | None, out: float | None,
                        vision=True, exact_name=True)
 
 
+def _gemini(prefix: str, inp: float, out: float, cached: float, levels: tuple[str, ...] = (),
+            default: str = "reasoning_effort=high") -> ModelFamily:
+    """Gemini 2.5 and 3: 1M context, 64K output, thinking on by default (its summaries on
+    request); Gemini 3 takes a thinking level (`levels`, reasoning_effort=), 2.5 a budget
+    (thinking=N: `thinking` True). No temperature is sent (Google advises 1.0 for Gemini 3)."""
+    return ModelFamily(prefix, "google", True, False, "max_output_tokens", "json_schema", True,
+                       1_048_576, 65_536, thinking=not levels, efforts=levels,
+                       default_reasoning=default,
+                       prices={"input": inp, "output": out, "cached_input": cached,
+                               "cache_write_input": inp},  # no cache writes billed
+                       price_source=GOOGLE_PRICING, price_checked=GEMINI_PRICES_READ,
+                       price_note=GEMINI_NOTE, vision=True)
+
 
 FAMILIES: tuple[ModelFamily, ...] = (
     _openai("gpt-5.5", True, 1_000_000, 128_000, 5.00, 30.00, 0.50),
@@ -178,6 +197,11 @@ FAMILIES: tuple[ModelFamily, ...] = (
     _claude("claude-opus-4-1", 32_000, 15.00, 75.00),
     _claude("claude-opus-4", 32_000, 15.00, 75.00),
     _claude("claude-sonnet-4", 64_000, 3.00, 15.00),
+    _gemini("gemini-3.1-pro-preview", 2.00, 12.00, 0.20, ("low", "high")),
+    _gemini("gemini-3-flash-preview", 0.50, 3.00, 0.05, ("minimal", "low", "medium", "high")),
+    _gemini("gemini-2.5-pro", 1.25, 10.00, 0.125, default="thinking=dynamic"),
+    _gemini("gemini-2.5-flash", 0.30, 2.50, 0.03, default="thinking=dynamic"),
+    _gemini("gemini-2.5-flash-lite", 0.10, 0.40, 0.01, default="thinking=off"),
 )
 
 # The shipped local model (llama.cpp on loopback, its context as duel starts it): free.

@@ -83,6 +83,11 @@ KINDS: dict[str, ProviderKind] = {kind.name: kind for kind in (
     ProviderKind("compat", f"{_HERE}.compat:build", Capabilities(
         grammar=True, reasoning=("reasoning_effort",), compatible_server=True),
         options=("server",), endpoint_in_target=True),
+    ProviderKind("google", f"{_HERE}.google_genai:build", Capabilities(
+        token_param="max_output_tokens", reasoning=("reasoning_effort", "thinking")),
+        "GEMINI_API_KEY", "gemini-2.5-flash", max_output=65_536,
+        check=f"{_HERE}.google_genai:check_options",
+        reasoning_family=f"{_HERE}.google_genai:reasoning_family"),
     ProviderKind("local", f"{_HERE}.local:build", Capabilities(
         image_form="", grammar=True, cache_form="slot", compatible_server=True,
         known_server="llamacpp"), shipped=True,
