@@ -11,8 +11,12 @@ import pytest
 
 from duel.agents.kinds import load
 from duel.agents.llm.providers import KINDS
-from duel.agents.llm.providers.base import CACHE_FORMS, IMAGE_FORMS, REASONING_OPTIONS
-from duel.agents.llm.providers.base import TOOL_DIALECTS
+from duel.agents.llm.providers.base import (
+    CACHE_FORMS,
+    IMAGE_FORMS,
+    REASONING_OPTIONS,
+    TOOL_DIALECTS,
+)
 from duel.errors import SpecError
 
 ROOT = Path(__file__).resolve().parents[2]
