@@ -60,6 +60,7 @@ from duel.agents.llm.prices import cost, price_table
 from duel.agents.llm.providers.base import Provider, Reply, provider_defaults
 from duel.agents.llm.providers.registry import capabilities
 from duel.agents.llm.renaming import renaming
+from duel.agents.llm.request_budget import MAX_RESENDS, RequestBudget, Spending
 from duel.agents.llm.schema import last_json_object, structured_schema
 from duel.agents.waiting import WaitRetryAfter
 from duel.engine import InfoSet, Move
@@ -73,7 +74,6 @@ from duel.errors import (
 )
 from duel.prompts import Variant
 
-_MAX_RESENDS = 10  # requests per call at most: each refused parameter changes once
 # What the structured output admits: any well-formed move, or exactly this turn's legal moves
 # (the grammar then decides legality, and first-try legality measures nothing about the model).
 CONSTRAINTS = ("shape", "legal")
@@ -110,6 +110,8 @@ class _Conversation(ConversationBase):
         self.calls: list[LLMCall] = []
         self.adaptations: list[dict[str, str]] = []
         self.budget = budgets.start(agent.budget_key(), agent.effective_settings().max_tokens)
+        # the most this decision may send (request_budget.py), counted as it is sent
+        self.spending = Spending(RequestBudget.of(agent, self.budget), agent.spec)
         # the structured output's schema, if not the full one
         self.schema = legal_move_schema(legal) if agent.constrain == "legal" else None
         if not h.is_default:
@@ -355,10 +357,11 @@ class LLMAgent(AskingSeat):
         sem = runner.semaphore(self.endpoint, self.concurrency)
         tried: set[str] = set()
         last = ""
-        for _ in range(_MAX_RESENDS):
+        for _ in range(MAX_RESENDS):
             await servers.prepare(self)  # a compatible server: which one, what it enforces
             s = self.effective_settings()
             sent = _limit(conv.budget, s)
+            conv.spending.send(sent)  # LLMConfigError past the decision's budget
             started = time.monotonic()
             self._status("start", attempt, started, s)
             try:
@@ -390,7 +393,7 @@ class LLMAgent(AskingSeat):
             finally:
                 self._status("end", attempt, started, s)
         raise LLMConfigError(f"{self.provider.name}: the server kept refusing the request after "
-                             f"{_MAX_RESENDS} changes: {last}")
+                             f"{MAX_RESENDS} changes: {last}")
 
     def _status(self, event: str, attempt: int, started: float, s: Settings) -> None:
         if self.on_status is not None:
