@@ -36,13 +36,14 @@ from duel.agents.llm.providers.base import (
     TOOL_NAME,
     Reply,
     ToolUse,
+    _retry_after,
     by_status,
     may_think,
 )
 from duel.agents.llm.providers.openai_chat import key
 from duel.agents.llm.providers.registry import KINDS, BuildOptions
 from duel.agents.llm.schema import structured_schema
-from duel.errors import SpecError, TransportError
+from duel.errors import LLMConfigError, SpecError, TransportError
 
 NAME = "google"
 API_VERSION = "v1beta"
@@ -164,9 +165,9 @@ class GeminiProvider:
                 self.config(system, max_tokens, temperature, schema, s, tools)))
             contents = [types.Content.model_validate_json(json.dumps(c))
                         for c in contents_of(messages)]
-        except ValueError as exc:  # what duel built, refused by the SDK's own types
-            raise SpecError(f"{self.name}: the SDK refused the request duel built: {exc}") \
-                from exc
+        except ValueError as exc:  # what duel built, refused by the SDK's own types: no call
+            raise LLMConfigError(f"{self.name}: the SDK refused the request duel built, "
+                                 f"nothing was sent: {str(exc)[:300]}") from exc
         try:
             resp = await self._client.aio.models.generate_content(
                 model=self.model, contents=contents, config=config)
@@ -196,12 +197,6 @@ class GeminiProvider:
         if isinstance(exc, ValueError):
             return TransportError(f"{self.name}: malformed response: {str(exc)[:300]}")
         return exc
-
-
-def _retry_after(exc: Any) -> float | None:
-    from duel.agents.llm.providers.base import _retry_after as seconds
-
-    return seconds(exc)
 
 
 def _declaration(tool: dict[str, Any]) -> dict[str, Any]:
