@@ -80,10 +80,11 @@ def unpriced_model(agent: Any) -> str | None:
     if not is_llm(str(getattr(agent, "spec", ""))):
         return None
     from duel.agents.llm.agent import LLMAgent  # loaded only where there is an LLM seat
+    from duel.agents.llm.providers.registry import capabilities
 
     if isinstance(agent, LLMAgent):
-        if agent.provider.name == "openrouter":
-            return None  # OpenRouter states each call's cost (usage.cost)
+        if capabilities(agent.provider).bills_itself:
+            return None  # it states each call's cost (OpenRouter's usage.cost)
         model = agent.provider.model
         if cost(model, 0, 0, 0) is None:
             return model

@@ -34,6 +34,7 @@ from duel.agents.llm.projection import (
     estimate_tokens,
 )
 from duel.agents.llm.projection import spend as project_spend
+from duel.agents.llm.providers.registry import capabilities
 from duel.agents.spec import make_agent
 from duel.engine import Move, Perspective
 from duel.match import play_match
@@ -348,7 +349,7 @@ def _llm_player(agent: Any, games: int, sample: Sample, probe: int = 0,
     if agent.harness.history:
         p.notes.append("history=: the turn message grows through the game; projected at a "
                        "typical state's")
-    if agent.provider.name == "openrouter":
+    if capabilities(agent.provider).bills_itself:
         p.notes.append("OpenRouter bills each call itself (usage.cost): priced here at the "
                        "maker's list price")
     return p

@@ -332,7 +332,7 @@ def agent_name(spec: str | None) -> str:
         # a player is its spec, harness settings included (duel.agents.llm.harness)
         harness = [f"{k}={opts[k]}" for k in HARNESS_OPTIONS if k in opts]
         tail = f" ({', '.join(harness)})" if harness else ""
-        if provider == "local":
+        if not model:  # only the shipped model is named without one (llm:local)
             return "the local model" + tail
         model = model.split("@")[0] or provider
         return (f"{model} on {provider}" if model != provider else model) + tail

@@ -196,7 +196,7 @@ def test_llama_cpp_s_cached_tokens_are_read_from_its_timings() -> None:
     `prompt_tokens_details` say it in `timings.cache_n`."""
     from helpers.fake_llm_server import FakeLLMServer, openai_reply
 
-    from duel.agents.llm.providers import OpenAIProvider
+    from duel.agents.llm.providers.openai_chat import OpenAIProvider
 
     with_details = openai_reply(content="{}", prompt_tokens=4459, cached=3810)
     older = openai_reply(content="{}", prompt_tokens=4459)
@@ -237,7 +237,7 @@ def test_each_prompt_prefix_keeps_a_slot_of_its_own(tmp_path: Path) -> None:
     message's heading), the least recently used giving way."""
     from helpers.fake_llm_server import FakeLLMServer, openai_reply
 
-    from duel.agents.llm.local import LocalProvider
+    from duel.agents.llm.providers.local import LocalProvider
 
     tool = [{"type": "function", "function": {"name": "make_move", "parameters": {}}}]
     state = "Here is the current game state (you are player2):\n\n{STATE}"

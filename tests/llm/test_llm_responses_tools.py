@@ -28,9 +28,9 @@ from helpers.llm_seat import play_card_position
 from helpers.seat_tables import twin_deal
 
 from duel.agents import make_agent
-from duel.agents.llm import responses
 from duel.agents.llm.agent import LLMAgent
 from duel.agents.llm.calls import LLMCall
+from duel.agents.llm.providers import openai_responses as responses
 from duel.agents.llm.totals import LLMTotals
 from duel.agents.tools import TOOLS
 from duel.engine import Seat, new_game

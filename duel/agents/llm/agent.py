@@ -17,7 +17,7 @@ Two things happen before an attempt counts, and spend none:
 - a reply cut off while the model was still reasoning (reasoning tokens or thinking text, or
   nothing said) is recorded as TRUNCATED and the same question is asked again with twice the
   output budget: up to the model's output limit (the table's; for a model it does not know,
-  the largest any current model of its provider takes, models.PROVIDER_MAX_OUTPUT, or the
+  the largest any current model of its provider takes, its registry row's max_output, or the
   limit a refusal states), or, where the spec set max_tokens, TRUNCATION_GROWTH (4) times
   it. A reply cut off at the spec's cap is the attempt's failure; one cut off at the model's
   own limit stops the game (SeatFailedError: "MODEL needs more than N output tokens at
@@ -57,8 +57,10 @@ from duel.agents.llm.legal_schema import legal_move_schema
 from duel.agents.llm.memory import SeatMemory
 from duel.agents.llm.models import ANSWER_TOKENS, TRUNCATION_GROWTH
 from duel.agents.llm.prices import cost, price_table
-from duel.agents.llm.providers import Provider, Reply, provider_defaults
+from duel.agents.llm.providers.base import Provider, Reply, provider_defaults
+from duel.agents.llm.providers.registry import capabilities
 from duel.agents.llm.renaming import renaming
+from duel.agents.llm.request_budget import MAX_RESENDS, RequestBudget, Spending
 from duel.agents.llm.schema import last_json_object, structured_schema
 from duel.agents.waiting import WaitRetryAfter
 from duel.engine import InfoSet, Move
@@ -72,7 +74,6 @@ from duel.errors import (
 )
 from duel.prompts import Variant
 
-_MAX_RESENDS = 10  # requests per call at most: each refused parameter changes once
 # What the structured output admits: any well-formed move, or exactly this turn's legal moves
 # (the grammar then decides legality, and first-try legality measures nothing about the model).
 CONSTRAINTS = ("shape", "legal")
@@ -101,7 +102,7 @@ class _Conversation(ConversationBase):
         h, memory = agent.harness, agent.memory
         # the harness's parts (duel.agents.llm.framing): none with the default harness
         self.structured = agent.effective_settings().mode in framing.STRUCTURED_MODES
-        bounded = self.structured and agent.provider.name in framing.GRAMMAR_PROVIDERS
+        bounded = self.structured and agent.caps.grammar
         self.messages: list[dict[str, Any]] = [{"role": "user", "content": framing.turn_message(
             h, agent.variant.turn_message(view, priced),
             memory.history(view) if h.history else None,
@@ -109,6 +110,8 @@ class _Conversation(ConversationBase):
         self.calls: list[LLMCall] = []
         self.adaptations: list[dict[str, str]] = []
         self.budget = budgets.start(agent.budget_key(), agent.effective_settings().max_tokens)
+        # the most this decision may send (request_budget.py), counted as it is sent
+        self.spending = Spending(RequestBudget.of(agent, self.budget), agent.spec)
         # the structured output's schema, if not the full one
         self.schema = legal_move_schema(legal) if agent.constrain == "legal" else None
         if not h.is_default:
@@ -116,7 +119,7 @@ class _Conversation(ConversationBase):
         self.image = render(view) if h.image else None
         if self.image is not None:  # the board as the model's provider takes a picture
             self.messages[0]["content"] = image_parts(
-                agent.provider.name, self.messages[0]["content"], self.image.png)
+                agent.caps.image_form, self.messages[0]["content"], self.image.png)
         self.reply: Reply | None = None
         self.note: str | None = None
         self.cut_at = 0  # the largest output budget a reply was cut off at while reasoning
@@ -209,6 +212,7 @@ class LLMAgent(AskingSeat):
             raise SpecError("transport_retries and backoff must not be negative")
         self.prices = price_table()  # read once: a bad DUEL_PRICES file fails here, not mid-game
         self.provider = provider
+        self.caps = capabilities(provider)  # what the provider does differently
         self.variant = variant
         self.spec = spec
         self.base_settings = settings
@@ -353,10 +357,11 @@ class LLMAgent(AskingSeat):
         sem = runner.semaphore(self.endpoint, self.concurrency)
         tried: set[str] = set()
         last = ""
-        for _ in range(_MAX_RESENDS):
+        for _ in range(MAX_RESENDS):
             await servers.prepare(self)  # a compatible server: which one, what it enforces
             s = self.effective_settings()
             sent = _limit(conv.budget, s)
+            conv.spending.send(sent)  # LLMConfigError past the decision's budget
             started = time.monotonic()
             self._status("start", attempt, started, s)
             try:
@@ -373,8 +378,8 @@ class LLMAgent(AskingSeat):
             except RequestError as exc:
                 if self.effective_settings() != s:
                     continue  # adapted by another call meanwhile: send with that
-                found = adapt(s, sent, exc, self.provider.name,
-                              self.provider.name == "anthropic", tried)
+                found = adapt(s, sent, exc, self.provider.name, not self.caps.json_object,
+                              tried)
                 if found is None:
                     raise
                 changes, record = found
@@ -388,7 +393,7 @@ class LLMAgent(AskingSeat):
             finally:
                 self._status("end", attempt, started, s)
         raise LLMConfigError(f"{self.provider.name}: the server kept refusing the request after "
-                             f"{_MAX_RESENDS} changes: {last}")
+                             f"{MAX_RESENDS} changes: {last}")
 
     def _status(self, event: str, attempt: int, started: float, s: Settings) -> None:
         if self.on_status is not None:
@@ -407,8 +412,8 @@ class LLMAgent(AskingSeat):
             input_tokens=0, output_tokens=0, cached_tokens=0, cache_write_tokens=0,
             reasoning_tokens=0,
             # a call that returned nothing costs nothing, if the model has a price at all (on
-            # OpenRouter, which bills each reply itself, always)
-            cost_usd=0.0 if self.provider.name == "openrouter"
+            # a provider that bills each reply itself, OpenRouter, always)
+            cost_usd=0.0 if self.caps.bills_itself
             else cost(model, 0, 0, 0, self.prices), finish_reason="", raw="", thinking="",
             max_tokens=_limit(budget, self.effective_settings()), error=error or None,
             harness=None if self.harness.is_default else self.harness.label)

@@ -149,11 +149,12 @@ def _city(draw: Any, player: dict[str, Any], title: str, y: int) -> None:
         line += 14
 
 
-def image_parts(provider: str, text: str, png: bytes) -> list[dict[str, Any]]:
-    """A user message's content: the text, then the picture, as `provider`'s API takes one
-    (Anthropic's base64 image block; an image_url data URL for OpenAI's and compatible APIs)."""
+def image_parts(form: str, text: str, png: bytes) -> list[dict[str, Any]]:
+    """A user message's content: the text, then the picture, in the provider's image `form`
+    (its capability: Anthropic's base64 image block; else Chat Completions' image_url data
+    URL, which a provider whose API differs converts)."""
     data = base64.b64encode(png).decode("ascii")
-    if provider == "anthropic":
+    if form == "anthropic":
         image: dict[str, Any] = {"type": "image", "source": {
             "type": "base64", "media_type": "image/png", "data": data}}
     else:

@@ -22,23 +22,13 @@ def cache_key(system: str) -> str:
     return "duel-" + hashlib.sha256(system.encode()).hexdigest()[:16]
 
 
-def marks_cache(provider: str, model: str) -> bool:
-    """Whether the system prompt must carry ``cache_control`` to be cached: Anthropic models
-    through OpenRouter."""
-    return provider == "openrouter" and model.startswith("anthropic/")
-
-
-def system_message(provider: str, model: str, system: str) -> dict[str, Any]:
-    """The chat API's system message, marked for caching where the server needs the mark."""
-    if marks_cache(provider, model):
+def system_message(system: str, marked: bool) -> dict[str, Any]:
+    """The chat API's system message, `marked` for caching where the server needs the mark
+    (the provider's module says where: openrouter.py)."""
+    if marked:
         return {"role": "system", "content": [
             {"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]}
     return {"role": "system", "content": system}
-
-
-def request_options(provider: str, system: str) -> dict[str, Any]:
-    """Caching options of a chat request: OpenAI's ``prompt_cache_key``."""
-    return {"prompt_cache_key": cache_key(system)} if provider == "openai" else {}
 
 
 def _field(obj: Any, name: str) -> Any:

@@ -1,11 +1,12 @@
 """How many input tokens an LLM seat's call sends, without sending it (and without paying).
 
-Where the seat's provider counts tokens for free, it counts: Anthropic's `messages.count_tokens`
-endpoint, sent the request a call sends (the rules text marked for caching, the move tool, the
-thinking and effort settings, the messages). Everywhere else, and when counting fails, the local
-estimate: a quarter of the characters of the rules text, the turn message and the structured
-output's schema (duel.agents.llm.projection.estimate_tokens), said as such. The rules text's own
-tokens are counted too: it is the prefix a provider caches.
+Where the seat's provider counts tokens for free (its `token_counter` capability), it counts:
+Anthropic's `messages.count_tokens` endpoint, sent the request a call sends (the rules text
+marked for caching, the move tool, the thinking and effort settings, the messages). Everywhere
+else, and when counting fails, the local estimate: a quarter of the characters of the rules
+text, the turn message and the structured output's schema
+(duel.agents.llm.projection.estimate_tokens), said as such. The rules text's own tokens are
+counted too: it is the prefix a provider caches.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from duel.agents.llm.projection import CHARS_PER_TOKEN, estimate_tokens
+from duel.agents.llm.providers.registry import capabilities
 from duel.agents.llm.schema import structured_schema
 
-ANTHROPIC = "Anthropic's count_tokens endpoint (free)"
 LOCAL = f"local estimate ({CHARS_PER_TOKEN} characters per token)"
 _SHORTEST = [{"role": "user", "content": "."}]  # a message with next to nothing in it
 
@@ -33,18 +34,19 @@ class Counted:
 
 def count(agent: Any, messages: list[dict[str, Any]]) -> Counted:
     """The input tokens of `agent` (an LLMAgent) sending `messages` after its rules text."""
-    if agent.provider.name == "anthropic":
+    counter = capabilities(agent.provider).token_counter
+    if counter:
         try:
             from duel.agents.llm import runner
 
-            full = runner.run(_anthropic(agent, messages))
-            rules = runner.run(_anthropic(agent, _SHORTEST))
-            return Counted(full, min(full, rules), ANTHROPIC)
+            full = runner.run(_count(agent, messages))
+            rules = runner.run(_count(agent, _SHORTEST))
+            return Counted(full, min(full, rules), f"{counter} endpoint (free)")
         except Exception as exc:  # noqa: BLE001 - any failure: the local estimate, said why
             local = estimate(agent, messages)
             why = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
             return Counted(local.input_tokens, local.rules_tokens,
-                           f"{LOCAL}: Anthropic's count_tokens failed ({why})")
+                           f"{LOCAL}: {counter} failed ({why})")
     return estimate(agent, messages)
 
 
@@ -58,23 +60,12 @@ def estimate(agent: Any, messages: list[dict[str, Any]]) -> Counted:
     return Counted(rules + said + schema, rules, LOCAL)
 
 
-async def _anthropic(agent: Any, messages: list[dict[str, Any]]) -> int:
-    """Anthropic's count of the request a call of `agent` sends (providers.AnthropicProvider:
-    the same system block, tool and reasoning settings)."""
-    from duel.agents.llm.providers import TOOL_DESCRIPTION, TOOL_NAME, anthropic_reasoning
-
-    s = agent.effective_settings()
-    kwargs: dict[str, Any] = dict(anthropic_reasoning(s))
-    if s.mode == "tool":
-        kwargs["tools"] = [{"name": TOOL_NAME, "description": TOOL_DESCRIPTION,
-                            "input_schema": structured_schema()}]
-    # the provider's own client (its key, endpoint and event loop): counting is its API too
-    client = agent.provider._client  # noqa: SLF001
-    found = await client.messages.count_tokens(
-        model=agent.provider.model, messages=messages,
-        system=[{"type": "text", "text": agent.variant.system,
-                 "cache_control": {"type": "ephemeral"}}], **kwargs)
-    return int(found.input_tokens)
+async def _count(agent: Any, messages: list[dict[str, Any]]) -> int:
+    """The provider's count of the request a call of `agent` sends (its own client, key,
+    endpoint and settings: counting is its API too)."""
+    found: int = await agent.provider.count_tokens(agent.variant.system, messages,
+                                                   agent.effective_settings())
+    return found
 
 
 def _text(content: Any) -> str:

@@ -22,9 +22,6 @@ REASK_LINE = 'Answer again with only the JSON object {"move": ..., "moveData": {
 STRUCTURED_MODES = ("json_schema", "tool", "json_object")  # the reply is one JSON object
 REASONING = "reasoning"
 NOTE = "note"
-# Providers whose servers enforce a string's maxLength in the reply schema (llama.cpp's grammar,
-# vLLM's); OpenAI's and Anthropic's strict subsets take no length constraint.
-GRAMMAR_PROVIDERS = ("local", "compat")
 _NOTE_EXAMPLE = f'"{NOTE}": "..."'
 
 
@@ -115,7 +112,8 @@ def history_block(h: Harness, lines: list[str] | None) -> str:
 def reply_schema(h: Harness, schema: dict[str, Any], bounded: bool = False) -> dict[str, Any]:
     """`schema` (an object, or an anyOf of objects) with a reasoning string before the move and
     a note after it, as the harness asks for them; `bounded`: with their lengths as maxLength
-    (for a server whose grammar holds the reply to it, GRAMMAR_PROVIDERS)."""
+    (for a server whose grammar holds the reply to it: its provider's `grammar` capability,
+    llama.cpp's and vLLM's; OpenAI's and Anthropic's strict subsets take no length)."""
     if h.think == "off" and not h.notes:
         return schema
     if "anyOf" in schema and "properties" not in schema:

@@ -12,7 +12,6 @@ model, ~N s": the last start's time), and stops it when the process exits.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import hashlib
 import importlib
@@ -27,20 +26,13 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from duel.agents.llm.adapt import Settings
 from duel.agents.llm.model_source import (  # the file, its pin and its sources
     INSTALL_HINT,
     cache_dir,
     model_path,
 )
-from duel.agents.llm.providers import OpenAIProvider, Reply
-from duel.errors import DuelError, LLMConfigError, SpecError
+from duel.errors import DuelError, LLMConfigError
 from duel.util.net import free_port, wait_ready
-
-# What `llm:local` with no options plays with: the setting that played best per minute in
-# `duel bench local` on a 2-core CPU (figures in the README). Options in the spec override these.
-# max_tokens 400: what the measurement used; a small model that rambles is cut off sooner.
-LOCAL_DEFAULTS: dict[str, Any] = {"prompt": "local", "constrain": "legal", "max_tokens": 400}
 
 # The server's settings beyond the model, port, context and threads (duel.agents.llm.xserver).
 # Batches of 128 tokens and flash attention: reading a turn's ~650 new tokens after the ~3.8k
@@ -204,43 +196,3 @@ def prompt_prefix(system: str, messages: list[dict[str, Any]],
         content = next((p.get("text", "") for p in content if p.get("type") == "text"), "")
     heading = str(content).split("\n", 1)[0]
     return hashlib.sha256(json.dumps([system, tools, heading]).encode()).hexdigest()
-
-
-class LocalProvider:
-    """The OpenAI-compatible provider of the local llama.cpp server, started on first use."""
-
-    def __init__(self, mode: str, timeout: float) -> None:
-        if mode not in ("json_schema", "tool", "json_object", "text"):
-            raise SpecError("llm:local: mode must be json_schema, tool, json_object or text")
-        self.name = "local"
-        self.model = "local"
-        self.mode = mode
-        self.timeout = timeout
-        self._inner: OpenAIProvider | None = None
-        self._url = ""
-
-    async def complete(self, system: str, messages: list[dict[str, Any]], max_tokens: int,
-                       temperature: float | None, *, schema: dict[str, Any] | None = None,
-                       settings: Settings | None = None,
-                       tools: list[dict[str, Any]] | None = None) -> Reply:
-        # Started on first use; started again (on a new port) if it died since.
-        server = LocalServer.shared()
-        url = await asyncio.to_thread(server.ensure_started)
-        server.calls += 1
-        if self._inner is None or url != self._url:
-            if self._inner is not None:
-                await self._inner.close()
-            self._inner = OpenAIProvider("local", "local", "sk-local", url, self.mode,
-                                         self.timeout)
-            self._url = url
-        prefix = prompt_prefix(system, messages, tools)
-        return await self._inner.complete(system, messages, max_tokens, temperature,
-                                          schema=schema, settings=settings, tools=tools,
-                                          extra_body={"id_slot": server.slot_for(prefix)})
-
-    def status_note(self) -> str | None:
-        return LocalServer.shared().status_note()
-
-    async def close(self) -> None:
-        if self._inner is not None:
-            await self._inner.close()

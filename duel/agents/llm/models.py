@@ -20,15 +20,17 @@ from dataclasses import dataclass
 PRICES_READ = "2026-11-25"
 OPENAI_PRICING = "https://openai.com/api/pricing/"
 ANTHROPIC_PRICING = "https://docs.claude.com/en/docs/about-claude/pricing"
+GOOGLE_PRICING = "https://ai.google.dev/gemini-api/docs/pricing"
+# Gemini's prices: the paid tier's, for prompts up to 200k tokens (a turn is ~12k), read on
+# GEMINI_PRICES_READ from copies of Google's page (no direct read was possible here); Google
+# bills implicit cache hits at a tenth of the input price and no cache writes.
+GEMINI_PRICES_READ = "2026-12-02"
+GEMINI_NOTE = "<=200k-token prompts; read from copies of Google's page, not the page itself"
 # Anthropic's documented cache multipliers for Claude 4: reads at 0.1x input, 5-minute writes at
 # 1.25x. The 5th generation publishes its own cache-read prices, and they are not 0.1x
 # everywhere (Opus 5.5 reads at $0.20, Fable 5.1 at $0.25): an entry whose cache prices were not
 # read off the page says so in its note, and `duel prices` shows it.
 DERIVED_CACHE = "cache prices derived (reads 0.1x, writes 1.25x input), not read off the page"
-
-# The models named in the README, the spec errors and the examples.
-DEFAULT_MODELS = {"openai": "gpt-5-mini", "anthropic": "claude-sonnet-5-5",
-                  "openrouter": "openai/gpt-5-mini"}
 
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 THINKING_MIN = 1024  # Anthropic's smallest thinking budget
@@ -47,16 +49,16 @@ UNKNOWN_TOKENS = 8192     # a model the table does not know (no documented limit
 TRUNCATION_GROWTH = 4
 # For a model the table does not know, with no max_tokens in the spec, a reply cut off while
 # reasoning grows its budget up to the largest output any current model of its provider takes
-# (the table's largest), not a fixed multiple: a reasoning model newer than this table may need
-# 40k tokens a move at a high effort. The provider's refusal of a larger request states the
-# model's own limit, which is learned (adapt.py). Unknown servers (compat, local): 4x.
-PROVIDER_MAX_OUTPUT = {"openai": 128_000, "anthropic": 128_000, "openrouter": 128_000}
+# (the table's largest: the provider registry's `max_output`), not a fixed multiple: a
+# reasoning model newer than this table may need 40k tokens a move at a high effort. The
+# provider's refusal of a larger request states the model's own limit, which is learned
+# (adapt.py). Unknown servers (compat, local): 4x.
 
 
 @dataclass(frozen=True)
 class ModelFamily:
     prefix: str
-    provider: str           # openai, anthropic or local: whose API the table describes
+    provider: str           # openai, anthropic, google or local: whose API the table describes
     reasons: bool           # always reasons before answering (reasoning tokens, no sampling)
     takes_temperature: bool
     token_param: str        # max_tokens or max_completion_tokens, on the provider's own API
@@ -88,6 +90,9 @@ class ModelFamily:
     # Reads images (image=on): True or False as documented; None: not known (a compatible
     # server's model), so the first call says so if it cannot.
     vision: bool | None = None
+    # The entry is its own name and its dated snapshots only (Claude's: the version follows
+    # the name, `claude-opus-4-7` is not `claude-opus-4`), not every name it prefixes.
+    exact_name: bool = False
 
 
 def _openai(prefix: str, reasons: bool, context: int, max_output: int, inp: float, out: float,
@@ -109,7 +114,8 @@ def _claude(prefix: str, max_output: int, inp: float, out: float, context: int =
                        default_reasoning="thinking=off",
                        prices={"input": inp, "output": out, "cached_input": round(inp / 10, 4),
                                "cache_write_input": round(inp * 1.25, 4)},
-                       price_source=ANTHROPIC_PRICING, price_checked=PRICES_READ, vision=True)
+                       price_source=ANTHROPIC_PRICING, price_checked=PRICES_READ, vision=True,
+                       exact_name=True)
 
 
 def _claude_adaptive(prefix: str, max_output: int, context: int) -> ModelFamily:
@@ -118,7 +124,7 @@ def _claude_adaptive(prefix: str, max_output: int, context: int) -> ModelFamily:
     return ModelFamily(prefix, "anthropic", False, True, "max_tokens", "tool", True, context,
                        max_output, thinking=True, adaptive=True, adaptive_ok=True,
                        efforts=CLAUDE_EFFORTS, omits_thinking=True,
-                       default_reasoning="thinking=off", vision=True)
+                       default_reasoning="thinking=off", vision=True, exact_name=True)
 
 
 def _claude5(prefix: str, inp: float | None, out: float | None,
@@ -138,8 +144,21 @@ def _claude5(prefix: str, inp: float | None, out: float | None,
                        default_reasoning="reasoning_effort=high", prices=prices,
                        price_source=ANTHROPIC_PRICING if prices else "",
                        price_checked=PRICES_READ if prices else "", price_note=note,
-                       vision=True)
+                       vision=True, exact_name=True)
 
+
+def _gemini(prefix: str, inp: float, out: float, cached: float, levels: tuple[str, ...] = (),
+            default: str = "reasoning_effort=high") -> ModelFamily:
+    """Gemini 2.5 and 3: 1M context, 64K output, thinking on by default (its summaries on
+    request); Gemini 3 takes a thinking level (`levels`, reasoning_effort=), 2.5 a budget
+    (thinking=N: `thinking` True). No temperature is sent (Google advises 1.0 for Gemini 3)."""
+    return ModelFamily(prefix, "google", True, False, "max_output_tokens", "json_schema", True,
+                       1_048_576, 65_536, thinking=not levels, efforts=levels,
+                       default_reasoning=default,
+                       prices={"input": inp, "output": out, "cached_input": cached,
+                               "cache_write_input": inp},  # no cache writes billed
+                       price_source=GOOGLE_PRICING, price_checked=GEMINI_PRICES_READ,
+                       price_note=GEMINI_NOTE, vision=True)
 
 
 FAMILIES: tuple[ModelFamily, ...] = (
@@ -178,6 +197,11 @@ FAMILIES: tuple[ModelFamily, ...] = (
     _claude("claude-opus-4-1", 32_000, 15.00, 75.00),
     _claude("claude-opus-4", 32_000, 15.00, 75.00),
     _claude("claude-sonnet-4", 64_000, 3.00, 15.00),
+    _gemini("gemini-3.1-pro-preview", 2.00, 12.00, 0.20, ("low", "high")),
+    _gemini("gemini-3-flash-preview", 0.50, 3.00, 0.05, ("minimal", "low", "medium", "high")),
+    _gemini("gemini-2.5-pro", 1.25, 10.00, 0.125, default="thinking=dynamic"),
+    _gemini("gemini-2.5-flash", 0.30, 2.50, 0.03, default="thinking=dynamic"),
+    _gemini("gemini-2.5-flash-lite", 0.10, 0.40, 0.01, default="thinking=off"),
 )
 
 # The shipped local model (llama.cpp on loopback, its context as duel starts it): free.
@@ -202,18 +226,17 @@ def undated(model: str) -> str:
     return _SNAPSHOT.sub("", model)
 
 
-def family(model: str, provider: str = "") -> ModelFamily | None:
+def family(model: str) -> ModelFamily | None:
     """The family of `model` (longest prefix wins), or None if the table does not know it. A
-    Claude entry is its own name and its dated snapshots only: the version follows the name
-    (``claude-opus-4-7`` is not ``claude-opus-4``, and takes another thinking request)."""
-    if provider == "local":
-        return LOCAL
+    Claude entry is its own name and its dated snapshots only (`exact_name`): the version
+    follows the name (``claude-opus-4-7`` is not ``claude-opus-4``, and takes another thinking
+    request). The shipped local model is `LOCAL`, which its provider names itself."""
     name = table_name(model)
     best: ModelFamily | None = None
     for fam in FAMILIES:
         if not name.startswith(fam.prefix):
             continue
-        if fam.provider == "anthropic" and undated(name) != fam.prefix:
+        if fam.exact_name and undated(name) != fam.prefix:
             continue
         if best is None or len(fam.prefix) > len(best.prefix):
             best = fam

@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 
 from duel.agents.llm.adapt import learn
+from duel.agents.llm.providers.registry import capabilities
 from duel.agents.llm.server_kinds import KINDS, UNKNOWN, ServerKind, _known, kind_of
 from duel.errors import LLMConfigError, SpecError
 
@@ -100,13 +101,15 @@ async def prepare(agent: Any) -> None:
     shown as the settings' `server`), and constrain=legal refused (LLMConfigError, one line)
     where the server would not enforce it in the mode about to be sent."""
     provider = agent.provider
-    if provider.name not in ("compat", "local"):
+    caps = capabilities(provider)
+    if not caps.compatible_server:
         return
     settings = agent.effective_settings()
     if settings.server is not None:
         kind, evidence = kind_of(settings.server) or UNKNOWN, "named in the spec"
-    elif provider.name == "local":
-        kind, evidence = KINDS["llamacpp"], "llm:local runs llama.cpp's server"
+    elif caps.known_server:
+        kind = KINDS[caps.known_server]
+        evidence = f"llm:{provider.name} runs {kind.label}"
     else:
         kind, evidence = await identify(provider.base_url)
     if settings.server is None:

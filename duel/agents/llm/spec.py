@@ -2,125 +2,77 @@
 ``anthropic:MODEL``, ``openrouter:VENDOR/MODEL``, ``compat:MODEL@URL`` or ``local``, with options
 after a comma (``prompt=``, ``temperature=``, ``max_attempts=``, ``fallback=``, ``max_tokens=``,
 ``reasoning_effort=``, ``thinking=``, ``provider=``, ``mode=``, ``tools=``, ``tool_steps=``, ...).
-What is not set comes from the model table (models.py)."""
+What is not set comes from the model table (models.py); what each provider takes, from its row
+in the provider registry (providers/registry.py)."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from duel.agents.builtin import LLM
-from duel.agents.kinds import parse_params
+from duel.agents.kinds import load, parse_params
 from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent
 from duel.agents.llm.harness import OPTIONS as HARNESS_OPTIONS
 from duel.agents.llm.harness import THINK_TOKENS, Harness
-from duel.agents.llm.local import LOCAL_DEFAULTS, LocalProvider
 from duel.agents.llm.models import (
     ANSWER_TOKENS,
-    CLAUDE_EFFORTS,
-    DEFAULT_MODELS,
-    PROVIDER_MAX_OUTPUT,
     REASONING_EFFORTS,
-    THINKING_MIN,
     ModelFamily,
     default_max_tokens,
     family,
 )
-from duel.agents.llm.providers import (
-    OPENROUTER_URL,
-    AnthropicProvider,
-    OpenAIProvider,
-    provider_defaults,
+from duel.agents.llm.models import LOCAL as SHIPPED_MODEL
+from duel.agents.llm.providers.base import provider_defaults
+from duel.agents.llm.providers.registry import (
+    BuildOptions,
+    ProviderKind,
+    provider_kind,
+    taking,
 )
 from duel.agents.llm.toolloop import DEFAULT_TOOL_STEPS, TOOL_SETTINGS, ToolAgent, dialect
 from duel.errors import PromptError, SpecError
 from duel.prompts import get_variant
 
-PROVIDERS = ("openai", "anthropic", "openrouter", "compat", "local")
-_EFFORT_PROVIDERS = ("openai", "anthropic", "compat", "openrouter")
-THINKING_FORMS = ("adaptive", "budget")
 
-
-def _key(env: str, provider: str) -> str:
-    key = os.environ.get(env)
-    if not key:
-        raise SpecError(f"llm:{provider} needs the {env} environment variable")
-    return key
-
-
-def _endpoint(provider: str, target: str, base_url: str | None) -> str:
+def _endpoint(kind: ProviderKind, target: str, base_url: str | None) -> str:
     """The key of the concurrency cap and of what adaptation learns: one per provider
     endpoint, whatever the model."""
-    if provider == "compat":
-        return "compat:" + target.partition("@")[2].rstrip("/")
-    return f"{provider}:{(base_url or 'default').rstrip('/')}"
+    if kind.endpoint_in_target:
+        return f"{kind.name}:" + target.partition("@")[2].rstrip("/")
+    return f"{kind.name}:{(base_url or 'default').rstrip('/')}"
 
 
-def _check_reasoning(provider: str, params: dict[str, Any]) -> None:
-    """The reasoning options against the provider: SpecErrors naming the option."""
+def _applies(option: str) -> str:
+    return "llm:" + ", llm:".join(taking(option))
+
+
+def _check_reasoning(kind: ProviderKind, params: dict[str, Any]) -> None:
+    """The reasoning and provider-only options against the provider: SpecErrors naming the
+    option, before anything is built."""
+    name, takes = kind.name, kind.caps.reasoning
     effort, thinking = params["reasoning_effort"], params["thinking"]
     if effort is not None:
         if effort not in REASONING_EFFORTS:
             raise SpecError(f"llm: reasoning_effort must be one of "
                             f"{', '.join(REASONING_EFFORTS)}, got {effort!r}")
-        if provider not in _EFFORT_PROVIDERS:
-            raise SpecError(f"llm:{provider} takes no reasoning_effort; it applies to "
-                            f"llm:{', llm:'.join(_EFFORT_PROVIDERS)}")
-    if thinking is not None:
-        if provider != "anthropic":
-            hint = " (use reasoning_effort=)" if provider in _EFFORT_PROVIDERS else ""
-            raise SpecError(f"llm:{provider} takes no thinking{hint}; it applies to "
-                            "llm:anthropic")
-        if thinking < THINKING_MIN:
-            raise SpecError(f"llm: thinking must be at least {THINKING_MIN} tokens (Anthropic's "
-                            f"smallest budget), got {thinking}")
-        if params["temperature"] is not None:
-            raise SpecError("llm:anthropic: temperature cannot be set with thinking (Anthropic "
-                            "takes no temperature while it thinks)")
-    if params["provider"] is not None and provider != "openrouter":
-        raise SpecError(f"llm:{provider} takes no provider=; it applies to llm:openrouter")
-    form = params["thinking_form"]
-    if form is not None:
-        if provider != "anthropic":
-            raise SpecError(f"llm:{provider} takes no thinking_form; it applies to llm:anthropic")
-        if form not in THINKING_FORMS:
-            raise SpecError(f"llm: thinking_form must be adaptive or budget, got {form!r}")
-
-
-def _claude(fam: ModelFamily | None, model: str, params: dict[str, Any]) -> ModelFamily:
-    """How a Claude model takes thinking and effort: the table's entry, or for a model it does
-    not know the spec's thinking_form (needed only when a reasoning option is set). SpecErrors
-    name the option to set, before any money is spent."""
-    effort, thinking, form = params["reasoning_effort"], params["thinking"], params["thinking_form"]
-    if fam is not None and form is not None:
-        raise SpecError(f"llm:anthropic: thinking_form is for a model duel's table does not "
-                        f"know; it knows {model} ({fam.prefix})")
-    if fam is None:
-        if form is None and (effort is not None or thinking is not None):
-            option = "reasoning_effort" if effort is not None else "thinking"
-            raise SpecError(
-                f"llm:anthropic: duel's model table does not know {model}, so not how it takes "
-                f"{option}; add thinking_form=adaptive (Claude Opus 4.7 and later, the 5th "
-                "generation: reasoning_effort=low|medium|high|max) or thinking_form=budget "
-                "(earlier models: thinking=N)")
-        adaptive = form == "adaptive"
-        # An adaptive model is taken to think as the table's adaptive models do (on by default,
-        # its text omitted unless asked for): so the thinking request, with its summary, is
-        # sent without an effort too, else such a model records no thinking at all.
-        fam = ModelFamily(model, "anthropic", adaptive, True, "max_tokens", "tool", True, 0, 0,
-                          thinking=True, adaptive=adaptive, adaptive_ok=adaptive,
-                          efforts=CLAUDE_EFFORTS if adaptive else (), omits_thinking=adaptive)
-    if effort is not None and effort not in fam.efforts:
-        if not fam.efforts:
-            raise SpecError(f"llm:anthropic: {model} takes no reasoning_effort (Anthropic's "
-                            "output_config.effort); use thinking=N for extended thinking")
-        raise SpecError(f"llm:anthropic: {model} takes reasoning_effort "
-                        f"{', '.join(fam.efforts)}, got {effort!r}")
-    if thinking is not None and fam.adaptive:
-        raise SpecError(f"llm:anthropic: {model} takes no thinking budget (adaptive thinking "
-                        f"only); set reasoning_effort={'|'.join(fam.efforts)} instead")
-    return fam
+        if "reasoning_effort" not in takes:
+            raise SpecError(f"llm:{name} takes no reasoning_effort; it applies to "
+                            f"{_applies('reasoning_effort')}")
+    if thinking is not None and "thinking" not in takes:
+        hint = " (use reasoning_effort=)" if "reasoning_effort" in takes else ""
+        raise SpecError(f"llm:{name} takes no thinking{hint}; it applies to "
+                        f"{_applies('thinking')}")
+    if params["thinking_form"] is not None and "thinking_form" not in takes:
+        raise SpecError(f"llm:{name} takes no thinking_form; it applies to "
+                        f"{_applies('thinking_form')}")
+    for option, given in (("provider", params["provider"] is not None),
+                          ("server", params["server"] is not None),
+                          ("api", bool(params["api"]))):
+        if given and option not in kind.options:
+            raise SpecError(f"llm:{name} takes no {option}=; it applies to {_applies(option)}")
+    if kind.check:
+        load(kind.check, f"llm:{name}")(params)
 
 
 def _default_label(fam: ModelFamily | None) -> str:
@@ -133,7 +85,7 @@ def _default_label(fam: ModelFamily | None) -> str:
 
 
 def _settings(defaults: Settings, fam: ModelFamily | None, params: dict[str, Any],
-              claude: ModelFamily | None = None, provider: str = "") -> Settings:
+              claude: ModelFamily | None = None, provider_max: int | None = None) -> Settings:
     """What calls are sent with: the spec's options, the rest from the model table (`claude`:
     how a Claude model takes thinking, from _claude)."""
     thinking: int | None = params["thinking"]
@@ -170,55 +122,19 @@ def _settings(defaults: Settings, fam: ModelFamily | None, params: dict[str, Any
                     None if effort is not None or thinking else _default_label(fam),
                     grow_to=None if params["max_tokens"] is not None
                     else fam.max_output if fam is not None
-                    else PROVIDER_MAX_OUTPUT.get(provider))
+                    else provider_max)
 
 
-APIS = ("chat", "responses")
+def _provider(kind: ProviderKind, target: str, params: dict[str, Any]) -> Any:
+    """The provider object of `kind` for the spec's target (its model, or MODEL@URL)."""
+    if not target and not kind.shipped:
+        example = kind.example or "MODEL"
+        raise SpecError(f"llm:{kind.name} needs a model, e.g. llm:{kind.name}:{example}")
+    return kind.builder()(target, BuildOptions(params["mode"], params["base_url"] or None,
+                                               params["timeout"], params["api"]))
 
 
-def _provider(name: str, target: str, mode: str, base_url: str | None, timeout: float,
-              api: str = "") -> Any:
-    example = DEFAULT_MODELS.get(name, "MODEL")
-    if api and name != "openai":
-        raise SpecError(f"llm:{name} takes no api=; it applies to llm:openai (OpenRouter and "
-                        "compatible servers speak Chat Completions)")
-    if api and api not in APIS:
-        raise SpecError(f"llm:openai: api must be chat or responses, got {api!r}")
-    if name == "local":
-        if target:
-            raise SpecError("llm:local takes no model name (it is always the shipped model)")
-        return LocalProvider(mode or "json_schema", timeout)
-    if not target:
-        raise SpecError(f"llm:{name} needs a model, e.g. llm:{name}:{example}")
-    if name == "openai" and api != "chat":  # the Responses API is OpenAI's default
-        from duel.agents.llm.responses import ResponsesProvider
-
-        fam = family(target)
-        return ResponsesProvider(target, _key("OPENAI_API_KEY", "openai"), base_url,
-                                 mode or "json_schema", timeout, fam is None or fam.reasons)
-    if name == "openai":
-        return OpenAIProvider("openai", target, _key("OPENAI_API_KEY", "openai"), base_url,
-                              mode or "json_schema", timeout)
-    if name == "anthropic":
-        if mode:
-            raise SpecError("llm:anthropic always uses a forced tool (tool_choice auto while "
-                            "thinking); mode= does not apply")
-        return AnthropicProvider(target, _key("ANTHROPIC_API_KEY", "anthropic"), base_url,
-                                 timeout)
-    if name == "openrouter":
-        return OpenAIProvider("openrouter", target, _key("OPENROUTER_API_KEY", "openrouter"),
-                              base_url or OPENROUTER_URL, mode or "json_schema", timeout)
-    model, sep, url = target.partition("@")
-    if not sep or not model or not url.startswith(("http://", "https://")):
-        raise SpecError("llm:compat needs MODEL@URL, e.g. "
-                        "llm:compat:qwen2.5@http://127.0.0.1:8000/v1")
-    # json_schema: what llama.cpp, vLLM and Ollama all enforce (a forced tool llama.cpp and
-    # Ollama ignore); a server that refuses it falls back in its own order (servers.py)
-    return OpenAIProvider("compat", model, os.environ.get("DUEL_COMPAT_API_KEY", "sk-none"), url,
-                          mode or "json_schema", timeout)
-
-
-def _server(settings: Settings, provider_name: str, provider: Any, server: str | None,
+def _server(settings: Settings, kind: ProviderKind, provider: Any, server: str | None,
             constrain: str) -> Settings:
     """The compatible server's kind when the spec names it (`server=`; else it is looked up at
     the first call, servers.py), and constrain=legal refused at once where it would not hold."""
@@ -226,19 +142,17 @@ def _server(settings: Settings, provider_name: str, provider: Any, server: str |
 
     from duel.agents.llm.servers import check_spec, kind_named
 
-    if server is not None and provider_name != "compat":
-        raise SpecError(f"llm:{provider_name} takes no server=; it applies to llm:compat")
-    if provider_name == "local":
-        server = "llamacpp"  # the server duel runs
+    if kind.caps.known_server:
+        server = kind.caps.known_server  # the server duel runs
     if server is None:
         return settings
-    kind = kind_named(server)
+    found = kind_named(server)
     if constrain == "legal":
-        check_spec(kind, provider.mode, getattr(provider, "base_url", "") or "llm:local")
-    return replace(settings, server=kind.name)
+        check_spec(found, provider.mode, getattr(provider, "base_url", "") or f"llm:{kind.name}")
+    return replace(settings, server=found.name)
 
 
-def _tool_steps(provider: str, params: dict[str, Any], given: dict[str, Any]) -> int:
+def _tool_steps(kind: ProviderKind, params: dict[str, Any], given: dict[str, Any]) -> int:
     """The look-ups per turn with tools=on, 0 with tools off; SpecErrors naming the option.
     With tools on, llm:local's constrained output is not its default (the tools are the
     output), and an explicit `mode=` or `constrain=legal` is refused."""
@@ -250,7 +164,7 @@ def _tool_steps(provider: str, params: dict[str, Any], given: dict[str, Any]) ->
         if steps is not None:
             raise SpecError("llm: tool_steps applies with tools=on")
         return 0
-    dialect(provider)
+    dialect(kind)
     if steps is None:
         steps = DEFAULT_TOOL_STEPS
     if steps < 1:
@@ -269,20 +183,16 @@ def parse_llm_spec(rest: str) -> LLMAgent:
     """Build an LLM agent from what follows `llm:` in a spec."""
     head, _, opts = rest.partition(",")
     provider_name, _, target = head.partition(":")
-    if provider_name not in PROVIDERS:
-        raise SpecError(f"llm: unknown provider {provider_name!r}; valid providers: "
-                        f"{', '.join(PROVIDERS)} (e.g. llm:openai:{DEFAULT_MODELS['openai']}, "
-                        "llm:compat:MODEL@http://127.0.0.1:8000/v1, llm:local)")
+    kind = provider_kind(provider_name)
     params: dict[str, Any] = {k: p.default for k, p in LLM.params.items()}
     given = parse_params(LLM, opts)
-    if provider_name == "local":
-        params.update(LOCAL_DEFAULTS)  # the setting measured to play best per minute
+    params.update(kind.defaults)  # what the provider's seats play with unless told otherwise
     params.update(given)
-    tool_steps = _tool_steps(provider_name, params, given)
+    tool_steps = _tool_steps(kind, params, given)
     harness = Harness.from_options({k: params[k] for k in HARNESS_OPTIONS
                                     if params[k] is not None})
-    if harness.image and provider_name == "local":
-        raise SpecError("llm:local takes no images (the shipped model reads text only); "
+    if harness.image and kind.no_images:
+        raise SpecError(f"llm:{kind.name} takes no images ({kind.no_images}); "
                         "image=on needs a vision model")
     if harness.image and harness.names != "true":
         raise SpecError("llm: image=on draws the true names; it cannot go with names=renamed")
@@ -293,36 +203,34 @@ def parse_llm_spec(rest: str) -> LLMAgent:
         variant = get_variant(params["prompt"])
     except PromptError as exc:
         raise SpecError(f"llm: {exc}") from None
-    _check_reasoning(provider_name, params)
-    base_url = params["base_url"] or None
+    _check_reasoning(kind, params)
     try:
-        provider = _provider(provider_name, target, params["mode"], base_url, params["timeout"],
-                             params["api"])
-        fam = family(provider.model, provider_name)
+        provider = _provider(kind, target, params)
+        fam = SHIPPED_MODEL if kind.shipped else family(provider.model)
         if harness.image and fam is not None and fam.vision is False:
             raise SpecError(f"llm: {provider.model} takes no images (the model table lists "
                             f"{fam.prefix} as text only); image=on needs a vision model")
-        claude = _claude(fam, provider.model, params) if provider_name == "anthropic" else None
+        tuned = load(kind.reasoning_family, f"llm:{kind.name}")(fam, provider.model, params) \
+            if kind.reasoning_family else None
         if harness.think == "text" and "max_tokens" not in given:
             # reasoning in words needs room: a plain answer's budget would cut it off
             params["max_tokens"] = max(params["max_tokens"] or default_max_tokens(
                 fam, params["thinking"]), THINK_TOKENS)
         constrain = params["constrain"] or "shape"
-        settings = _settings(provider_defaults(provider), fam, params, claude, provider_name)
-        if constrain == "legal" and (provider_name not in ("local", "compat")
-                                     or provider.mode == "text"):
+        settings = _settings(provider_defaults(provider), fam, params, tuned, kind.max_output)
+        if constrain == "legal" and (not kind.caps.grammar or provider.mode == "text"):
             # a grammar from the schema: OpenAI's strict mode and Anthropic's tools want an
             # object at the root, not the anyOf of the legal moves
             raise SpecError("llm: constrain=legal needs llm:local or llm:compat with mode "
                             "json_schema, json_object or tool")
-        settings = _server(settings, provider_name, provider, params["server"], constrain)
+        settings = _server(settings, kind, provider, params["server"], constrain)
         extra: dict[str, Any] = {"tool_steps": tool_steps} if tool_steps else {}
         agent = (ToolAgent if tool_steps else LLMAgent)(provider, variant, "llm:" + rest,
                          max_attempts=params["max_attempts"], fallback=params["fallback"],
                          stop_after=params["stop_after"],
                          transport_retries=params["transport_retries"],
                          backoff=params["backoff"], concurrency=params["concurrency"],
-                         endpoint=_endpoint(provider_name, target, base_url),
+                         endpoint=_endpoint(kind, target, params["base_url"] or None),
                          settings=settings, model_reasons=fam is not None and fam.reasons,
                          constrain=constrain, harness=harness, **extra)
     except ValueError as exc:

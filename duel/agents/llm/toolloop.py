@@ -35,7 +35,8 @@ from duel.agents.attempts import Category, Verdict
 from duel.agents.llm import tool_responses
 from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent, _Conversation, valid_moves
-from duel.agents.llm.providers import Reply, ToolUse
+from duel.agents.llm.providers.base import Reply, ToolUse
+from duel.agents.llm.providers.registry import KINDS, ProviderKind, capabilities
 from duel.agents.tools import TOOLS, TOOLS_BY_NAME, SeatStatus, SeatTools
 from duel.agents.tools.record import RAW_LIMIT, ToolCall
 from duel.agents.tools.toolset import MOVE_ARGS, checked_arguments
@@ -45,23 +46,23 @@ from duel.errors import ConflictError, DuelError, SpecError
 TOOL_SETTINGS = ("off", "on")
 DEFAULT_TOOL_STEPS = 8  # look-ups per turn: state, moves, and a few simulations or cards
 MAKE_MOVE = "make_move"
-# The API each provider's tools are offered in (a provider object may say otherwise: its
-# `tool_api`, "responses" for OpenAI's Responses API).
-DIALECTS = {"openai": "chat", "openrouter": "chat", "compat": "chat", "local": "chat",
-            "anthropic": "anthropic"}
 
 
-def dialect(provider: str) -> str:
-    """The tool API of `provider`; SpecError if it has none duel speaks."""
-    if provider not in DIALECTS:
-        raise SpecError(f"llm:{provider} cannot play with tools=on; it applies to "
-                        f"llm:{', llm:'.join(DIALECTS)}")
-    return DIALECTS[provider]
+def dialect(kind: ProviderKind) -> str:
+    """The tool API of a provider of the registry; SpecError if it offers none duel speaks."""
+    if not kind.caps.tool_dialect:
+        with_tools = [k.name for k in KINDS.values() if k.caps.tool_dialect]
+        raise SpecError(f"llm:{kind.name} cannot play with tools=on; it applies to "
+                        f"llm:{', llm:'.join(with_tools)}")
+    return kind.caps.tool_dialect
 
 
 def provider_dialect(provider: Any) -> str:
-    """The tool API of a provider object: its own `tool_api`, else its name's."""
-    return getattr(provider, "tool_api", "") or dialect(provider.name)
+    """The tool API of a provider object (its capabilities'); SpecError if it has none."""
+    found = capabilities(provider).tool_dialect
+    if not found:
+        raise SpecError(f"llm:{provider.name} cannot play with tools=on")
+    return found
 
 
 @cache
@@ -157,7 +158,7 @@ class ToolAgent(LLMAgent):
         super().__init__(*args, **kwargs)
         if tool_steps < 1:
             raise SpecError(f"llm: tool_steps must be at least 1, got {tool_steps}")
-        dialect(self.provider.name)
+        provider_dialect(self.provider)
         self.tool_steps = tool_steps
 
     def effective_settings(self) -> Settings:

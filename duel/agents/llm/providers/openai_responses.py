@@ -17,17 +17,19 @@ a reasoning effort on gpt-5.x; the Responses API does both:
   ``include: ["reasoning.encrypted_content"]``, and the reply's output items (reasoning
   included) go back with the function_call_output items that answer its calls.
 
-Compatible servers and OpenRouter keep Chat Completions (providers.py).
+Compatible servers and OpenRouter keep Chat Completions (openai_chat.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from duel.agents.llm import caching, streaming, tool_responses
 from duel.agents.llm.adapt import MODES, Settings
-from duel.agents.llm.models import ANSWER_TOKENS
-from duel.agents.llm.providers import (
+from duel.agents.llm.models import ANSWER_TOKENS, family
+from duel.agents.llm.providers import openai_chat
+from duel.agents.llm.providers.base import (
     TOOL_DESCRIPTION,
     TOOL_NAME,
     Reply,
@@ -37,16 +39,31 @@ from duel.agents.llm.providers import (
     may_think,
     served,
 )
+from duel.agents.llm.providers.registry import KINDS, BuildOptions
 from duel.agents.llm.schema import structured_schema
 from duel.errors import RequestError, SpecError, TransportError
 
 TOKEN_PARAM = "max_output_tokens"
+APIS = ("chat", "responses")
+CAPS = replace(KINDS["openai"].caps, tool_dialect=tool_responses.API, token_param=TOKEN_PARAM)
+
+
+def build(target: str, o: BuildOptions) -> ResponsesProvider | openai_chat.OpenAIProvider:
+    """`llm:openai:MODEL`: the Responses API, or Chat Completions with `api=chat`."""
+    if o.api and o.api not in APIS:
+        raise SpecError(f"llm:openai: api must be chat or responses, got {o.api!r}")
+    if o.api == "chat":
+        return openai_chat.build(target, o)
+    fam = family(target)
+    kind = KINDS["openai"]
+    return ResponsesProvider(target, openai_chat.key(kind.key_env, kind.name), o.base_url,
+                             o.mode or "json_schema", o.timeout, fam is None or fam.reasons)
 
 
 class ResponsesProvider:
     """OpenAI's Responses API; `reasons`: the model reasons (a summary is asked for)."""
 
-    tool_api = tool_responses.API  # tools=on speaks the Responses form (toolloop.py)
+    caps = CAPS  # tools=on speaks the Responses form (toolloop.py)
 
     def __init__(self, model: str, api_key: str, base_url: str | None = None,
                  mode: str = "json_schema", timeout: float = 600.0,
@@ -77,7 +94,7 @@ class ResponsesProvider:
         schema = schema if schema is not None else structured_schema()
         kwargs: dict[str, Any] = {"instructions": system, "input": _input(messages),
                                   "max_output_tokens": max_tokens, "store": False,
-                                  **caching.request_options("openai", system)}
+                                  "prompt_cache_key": caching.cache_key(system)}
         if tools is not None:
             kwargs["tools"] = tools
             kwargs["tool_choice"] = "auto"
