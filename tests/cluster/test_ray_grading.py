@@ -27,6 +27,7 @@ def grade(url: str, out: Path, *extra: str) -> int:
                  "--out", str(out), "--no-progress", "--ray", "local", *extra])
 
 
+@pytest.mark.slow  # about 30 s: a Ray instance and a graded run
 def test_grading_on_ray_keeps_the_cluster_wide_request_limit(local_ray: None,
                                                              tmp_path: Path) -> None:
     with FakeLLMServer(responder=scripted) as srv:

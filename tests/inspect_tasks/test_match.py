@@ -91,7 +91,8 @@ UNREACHABLE = "http:http://127.0.0.1:9,transport_retries=0,stop_after=1"
     ("role", "Model role 'opponent' is required"),  # no --model-role: before any call
     (UNREACHABLE, "stopped rather than play on its behalf"),  # the opponent's server is down
     # as typed, the seat's defaults: its transport retries, then its stop_after fallbacks
-    ("http:http://127.0.0.1:1", "stopped rather than play on its behalf"),
+    pytest.param("http:http://127.0.0.1:1", "stopped rather than play on its behalf",
+                 marks=pytest.mark.slow),  # about 50 s of the seat's own retries
 ])
 def test_a_sample_that_cannot_be_played_stops_with_the_reason(
         llm: FakeLLMServer, tmp_path: Path, opponent: str, reason: str) -> None:

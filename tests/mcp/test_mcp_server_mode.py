@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from helpers.live_server import ROOT, Server, start
 from helpers.mcp_client import call, play_out, refused, run
 from mcp import Client
@@ -96,6 +97,7 @@ def test_new_game_on_the_server_is_played_to_its_end(servers: list[Server],
     assert run(mcp_on(server), over_stdio)["over"]
 
 
+@pytest.mark.slow  # about 20 s: two servers, a whole game
 def test_a_lobby_game_is_played_from_both_seats(servers: list[Server],
                                                 tmp_path: Path) -> None:
     server = start(servers, tmp_path / "duel.db", tmp_path)

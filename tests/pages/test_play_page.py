@@ -132,6 +132,7 @@ def _no_token_logged(lines: Lines, tokens: list[str]) -> None:
     assert not leaked, leaked[:3]
 
 
+@pytest.mark.slow  # about 30 s of clicks; the other play-page tests stay in the default run
 def test_a_person_plays_every_kind_of_move_against_random(browser: Any, db: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     print(f"\nscreenshots in {ARTIFACTS}")
@@ -173,6 +174,7 @@ def test_a_person_plays_mcts(browser: Any, db: str) -> None:
     assert clicked["CONSTRUCT_BUILDING"] + clicked["DISCARD"] > 5, clicked
 
 
+@pytest.mark.slow  # about 18 s of clicks
 def test_a_person_plays_an_llm_seat(browser: Any, db: str,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
