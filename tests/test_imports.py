@@ -177,11 +177,10 @@ def test_no_import_cycles(in_functions: bool) -> None:
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("duel.errors", "duel.build", "duel.util", "duel"),
     ("duel.engine", "duel.native"),  # the native core: the engine's rules in C++, and search
-    # The LLM seat's harness settings are a table that needs only duel.errors: the words for
-    # people name a player's settings from it.
-    ("duel.io", "duel.schemas", "duel.stats", "duel.words", "duel.prompts",
-     "duel.agents.llm.harness"),
-    ("duel.agents", "duel.guide"),  # the guided search is an agent (mcts:guide=...)
+    ("duel.io", "duel.schemas", "duel.stats", "duel.words", "duel.prompts"),
+    # The guided search is an agent (mcts:guide=...). The accounting sits beside the agents: the
+    # LLM seat writes and prices its call records as it plays, the records and runs read them.
+    ("duel.agents", "duel.accounting", "duel.guide"),
     ("duel.records", "duel.match", "duel.transcripts"),
     ("duel.analysis", "duel.runs", "duel.rl", "duel.viewer", "duel.guide.train"),
     ("duel.grading", "duel.leaderboard", "server", "duel.envs"),  # envs read position suites

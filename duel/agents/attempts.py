@@ -13,7 +13,7 @@ key, ``{"llm": {...}}`` or ``{"http": {...}}``, with the attempts used, the atte
 was legal and the fallback played, between the seat's own fields.
 
 Agents keep the sync `choose` of the agent protocol; :class:`AskingSeat` runs its `achoose` on
-the process's one event loop (``duel.agents.llm.runner``), where clients and concurrency caps
+the process's one event loop (``duel.agents.runner``), where clients and concurrency caps
 are shared by every game.
 """
 
@@ -27,10 +27,9 @@ from enum import StrEnum
 from types import TracebackType
 from typing import Any, Protocol, Self, TypeVar
 
-from duel.agents import waiting
+from duel.agents import runner, waiting
 from duel.agents.account import HARNESS_CAUSES, decision_cause
 from duel.agents.base import Decision, RandomAgent
-from duel.agents.llm import runner
 from duel.engine import GameState, InfoSet, InvalidMoveError, Move
 from duel.errors import SeatFailedError, SpecError
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from duel.agents.llm.harness import OPTIONS as HARNESS_OPTIONS
 from duel.engine import CARDS, GameState, Move
 from duel.engine.data import (
     BROWN,
@@ -43,6 +42,7 @@ from duel.engine.data import (
 from duel.engine.moves import MoveKind
 from duel.engine.steps import CHOOSE_START, LOOT2_P1, LOOT2_P2, LOOT5_P1, LOOT5_P2, PLAY_CARD
 from duel.errors import InvalidMoveError
+from duel.prompts.harness import OPTIONS as HARNESS_OPTIONS
 
 AGES = {1: "Age I", 2: "Age II", 3: "Age III"}
 
@@ -329,7 +329,7 @@ def agent_name(spec: str | None) -> str:
         return "MCTS"
     if kind == "llm":
         provider, _, model = rest.split(",")[0].partition(":")
-        # a player is its spec, harness settings included (duel.agents.llm.harness)
+        # a player is its spec, harness settings included (duel.prompts.harness)
         harness = [f"{k}={opts[k]}" for k in HARNESS_OPTIONS if k in opts]
         tail = f" ({', '.join(harness)})" if harness else ""
         if not model:  # only the shipped model is named without one (llm:local)

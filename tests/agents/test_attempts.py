@@ -149,7 +149,7 @@ def test_both_outside_seats_are_the_one_policy() -> None:
 
 
 def test_the_sync_choose_runs_the_conversation_on_the_shared_loop() -> None:
-    from duel.agents.llm import runner
+    from duel.agents import runner
 
     view, legal = position()
 

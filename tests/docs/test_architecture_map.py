@@ -123,5 +123,5 @@ def test_the_map_checks_see_a_missing_folder_and_a_wrong_layer() -> None:
         "duel/api.py: layer 2 in tests/test_imports.py, no row here"]
     assert layer_mismatches(rows, (("duel.errors", "duel.engine"),)) == [
         "duel/engine/: layer 0 in tests/test_imports.py, layer 1 here"]
-    assert path_of("duel.agents.llm.harness") == "duel/agents/llm/harness.py"
+    assert path_of("duel.prompts.harness") == "duel/prompts/harness.py"
     assert path_of("server") == "server/" and module_of("duel/__init__.py") == "duel"

@@ -39,6 +39,10 @@ from typing import Any
 
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
+from duel.accounting.calls import LLMCall
+from duel.accounting.games import reasoning_label
+from duel.accounting.prices import cost, price_table
+from duel.agents import runner
 from duel.agents.attempts import (
     AskingSeat,
     AttemptPolicy,
@@ -47,21 +51,19 @@ from duel.agents.attempts import (
     Verdict,
     Wording,
 )
-from duel.agents.llm import budgets, framing, limits, runner, servers
-from duel.agents.llm.accounting import reasoning_label
-from duel.agents.llm.adapt import Settings, adapt, effective, learn
-from duel.agents.llm.board_image import image_parts, render
-from duel.agents.llm.calls import LLMCall
-from duel.agents.llm.harness import Harness
+from duel.agents.llm.framing import turn as framing
+from duel.agents.llm.framing.board_image import image_parts, render
+from duel.agents.llm.framing.memory import SeatMemory
+from duel.agents.llm.framing.renaming import renaming
 from duel.agents.llm.legal_schema import legal_move_schema
-from duel.agents.llm.memory import SeatMemory
 from duel.agents.llm.models import ANSWER_TOKENS, TRUNCATION_GROWTH
-from duel.agents.llm.prices import cost, price_table
 from duel.agents.llm.providers.base import Provider, Reply, provider_defaults
 from duel.agents.llm.providers.registry import capabilities
-from duel.agents.llm.renaming import renaming
-from duel.agents.llm.request_budget import MAX_RESENDS, RequestBudget, Spending
 from duel.agents.llm.schema import last_json_object, structured_schema
+from duel.agents.llm.servers import compat as servers
+from duel.agents.llm.transport import budgets, limits
+from duel.agents.llm.transport.adapt import Settings, adapt, effective, learn
+from duel.agents.llm.transport.request_budget import MAX_RESENDS, RequestBudget, Spending
 from duel.agents.waiting import WaitRetryAfter
 from duel.engine import InfoSet, Move
 from duel.engine.moves import MoveKind
@@ -73,6 +75,7 @@ from duel.errors import (
     TransportError,
 )
 from duel.prompts import Variant
+from duel.prompts.harness import Harness
 
 # What the structured output admits: any well-formed move, or exactly this turn's legal moves
 # (the grammar then decides legality, and first-try legality measures nothing about the model).
@@ -100,7 +103,7 @@ class _Conversation(ConversationBase):
         self.state = InfoSet.from_view(view).sample(random.Random(0))  # prices and reasons only
         priced = [(m, self.state.price(m)) for m in legal]
         h, memory = agent.harness, agent.memory
-        # the harness's parts (duel.agents.llm.framing): none with the default harness
+        # the harness's parts (duel.agents.llm.framing.turn): none with the default harness
         self.structured = agent.effective_settings().mode in framing.STRUCTURED_MODES
         bounded = self.structured and agent.caps.grammar
         self.messages: list[dict[str, Any]] = [{"role": "user", "content": framing.turn_message(
@@ -148,7 +151,7 @@ class _Conversation(ConversationBase):
 
     def harnessed(self, checked: Verdict | Any) -> Verdict | Any:
         """The move of a checked reply under the seat's harness: the reasoning asked for in
-        words becomes the call's thinking, a note is kept (duel.agents.llm.framing)."""
+        words becomes the call's thinking, a note is kept (duel.agents.llm.framing.turn)."""
         if isinstance(checked, Verdict) or self.agent.harness.is_default:
             return checked
         taken = checked if isinstance(checked, framing.Taken) else framing.take(

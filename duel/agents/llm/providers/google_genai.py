@@ -29,7 +29,6 @@ import asyncio
 import json
 from typing import Any
 
-from duel.agents.llm.adapt import MODES, Settings
 from duel.agents.llm.models import ANSWER_TOKENS, ModelFamily, family
 from duel.agents.llm.providers.base import (
     TOOL_DESCRIPTION,
@@ -43,6 +42,7 @@ from duel.agents.llm.providers.base import (
 from duel.agents.llm.providers.openai_chat import key
 from duel.agents.llm.providers.registry import KINDS, BuildOptions
 from duel.agents.llm.schema import structured_schema
+from duel.agents.llm.transport.adapt import MODES, Settings
 from duel.errors import LLMConfigError, SpecError, TransportError
 
 NAME = "google"
