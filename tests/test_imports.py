@@ -212,6 +212,33 @@ def test_the_layer_check_sees_an_arrow_up() -> None:
     assert layer_of("duel.cli.main") == len(LAYERS) - 1 and layer_of("duel.util.files") == 0
 
 
+# What the accounting (duel.accounting) may read of the LLM layer: the model table's list prices
+# and the move schema, two tables that need only the engine. Never the providers, the transport,
+# the servers or the seat: the records and runs read money and tokens through it.
+ACCOUNTING_READS = ("duel.agents.llm.models", "duel.agents.llm.schema")
+
+
+def test_the_accounting_reads_no_provider_layer() -> None:
+    graph = import_graph(in_functions=True)
+    seen: set[str] = set()
+    todo = [m for m in graph if m == "duel.accounting" or m.startswith("duel.accounting.")]
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(graph[m])
+    llm = sorted(m for m in seen if m.startswith("duel.agents.llm.")
+                 and m not in ACCOUNTING_READS)
+    assert not llm, f"duel.accounting reaches the provider layer: {llm}"
+    code = ("import json, sys\nimport duel.accounting.games, duel.accounting.prices, "
+            "duel.accounting.projection, duel.accounting.counting, duel.records\n"
+            "print(json.dumps([m for m in sys.modules if m.split('.')[0] in "
+            "('openai', 'anthropic', 'google', 'tenacity', 'httpx')]))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True)
+    assert json.loads(out.stdout) == [], out.stdout
+
+
 def test_import_duel_loads_nothing_heavy() -> None:
     """`import duel` (and the names of its API) load what is used, when it is used."""
     code = ("import json, sys, duel\nassert 'new_game' in dir(duel)\n"

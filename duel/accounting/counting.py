@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from duel.accounting.projection import CHARS_PER_TOKEN, estimate_tokens
-from duel.agents.llm.providers.registry import capabilities
 from duel.agents.llm.schema import structured_schema
 
 LOCAL = f"local estimate ({CHARS_PER_TOKEN} characters per token)"
@@ -33,8 +32,10 @@ class Counted:
 
 
 def count(agent: Any, messages: list[dict[str, Any]]) -> Counted:
-    """The input tokens of `agent` (an LLMAgent) sending `messages` after its rules text."""
-    counter = capabilities(agent.provider).token_counter
+    """The input tokens of `agent` (an LLMAgent) sending `messages` after its rules text.
+    Whether its provider counts is the agent's own capabilities' (`agent.caps`), so that the
+    accounting reads no provider module."""
+    counter = agent.caps.token_counter
     if counter:
         try:
             from duel.agents import runner
