@@ -25,6 +25,7 @@ from duel.agents.llm.agent import _Conversation as LLMConversation
 from duel.agents.llm.framing.turn import STRUCTURED_MODES
 from duel.agents.llm.providers import Reply
 from duel.agents.llm.schema import structured_schema
+from duel.agents.llm.transport.send import Try, output_limit
 from duel.engine import Move
 from duel.errors import SpecError, UsageError
 from duel.prompts import get_variant
@@ -117,7 +118,8 @@ class _FrameworkConversation(LLMConversation):
         agent = self.agent
         if agent.renaming is not None:
             reply = agent.renaming.incoming(reply)
-        self.calls.append(agent._record(attempt, "OK", reply, start, "", self.budget))
+        self.write(attempt, Try("OK", reply, round(time.perf_counter() - start, 3), "",
+                                output_limit(self.budget, agent.effective_settings())))
         self.reply = reply
         return reply
 

@@ -16,6 +16,7 @@ from duel.agents.attempts import (
     AskingSeat,
     AttemptPolicy,
     Category,
+    ConversationBase,
     Judge,
     Verdict,
     Wording,
@@ -51,8 +52,9 @@ class Call:
 
 
 @dataclass
-class Scripted:
-    """Answers from `answers` in turn (None: no answer came)."""
+class Scripted(ConversationBase):
+    """Answers from `answers` in turn (None: no answer came); ConversationBase writes the
+    verdicts into its calls."""
 
     answers: list[Any]
     key: str = "test"
