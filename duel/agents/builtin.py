@@ -68,6 +68,9 @@ LLM_PARAMS = {
     "backoff": Param(float, 1.0, "first backoff in seconds (doubles each retry)"),
     "timeout": Param(float, 600.0, "seconds a call waits for its reply; a long call is "
                                    "streamed and this is its longest silence (docs/llm.md)"),
+    "cache": Param(str, None, "google: implicit (Gemini caches a repeated prefix itself, the "
+                              "default) or explicit (the rules text in a cachedContents "
+                              "resource, its storage billed; docs/llm.md)"),
     "server": Param(str, None, "compat: the server behind the URL, llamacpp, vllm or ollama "
                                "(unset: looked up at the first call; docs/llm.md)"),
     "constrain": Param(str, "", "structured output admits shape (any well-formed move) or legal "
