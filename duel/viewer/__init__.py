@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from importlib import resources
 from typing import Any
 
 from duel import words
@@ -87,7 +86,7 @@ def render(t: Transcript, title: str = "duel game",
         "analysis": analysis_data(analysis) if analysis is not None else None,
         "catalogue": catalogue(),
     }
-    page = with_nonce(resources.files(__package__).joinpath("viewer.html").read_text(), nonce)
+    page = with_nonce(asset("viewer.html"), nonce)
     payload = _script_safe(json.dumps(data))
     # The title and the board first: a model's text in the payload may say "__TITLE__" too.
     page = page.replace("__TITLE__", _escape(title))

@@ -17,7 +17,15 @@ from duel.viewer.catalogue import catalogue
 
 
 def asset(name: str) -> str:
-    return resources.files(__package__).joinpath(name).read_text()
+    """A file of the pages; a page's ``<!--__HEAD__-->`` line is the head every page of duel
+    opens with (head.html: the leaderboard's pages too)."""
+    text = resources.files(__package__).joinpath(name).read_text()
+    return text.replace("<!--__HEAD__-->\n", head()) if name.endswith(".html") else text
+
+
+def head() -> str:
+    """The first lines of every page: doctype, charset, viewport, no referrer, no icon."""
+    return resources.files(__package__).joinpath("head.html").read_text()
 
 
 def script_safe(payload: str) -> str:
