@@ -5,7 +5,8 @@ or a score row in these words, never in the identifiers of the prompt's JSON
 
 One module per thing named: `names` (the vocabulary: names, counts, Ages, steps, score rows,
 victories, the players' placeholders), `cards` (what cards, wonders and tokens give, in words and
-icons), `moves` (a move and what it set off), `agents` (a spec, an attempt's category, an
+icons), `effects` (the one table of what cards and wonders give, which the prompt reads too),
+`moves` (a move and what it set off), `agents` (a spec, an attempt's category, an
 agent's details), `pages` (what the pages embed as data), `narrate` (a game's lines).
 
 The pages get what they need as data (`page_words()`, embedded with the card catalogue) and the
