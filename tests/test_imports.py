@@ -181,9 +181,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # people name a player's settings from it.
     ("duel.io", "duel.schemas", "duel.stats", "duel.words", "duel.prompts",
      "duel.agents.llm.harness"),
-    ("duel.agents", "duel.guide"),  # the guided search is an agent (mcts:guide=...)
+    ("duel.agents",),  # the guided search (duel.agents.guided) is an agent: mcts:guide=...
     ("duel.records", "duel.match", "duel.transcripts"),
-    ("duel.analysis", "duel.runs", "duel.rl", "duel.viewer", "duel.guide.train"),
+    # The learning (the DQN, the guide's training) plays games, so it sits above the agents.
+    ("duel.analysis", "duel.runs", "duel.learning", "duel.viewer"),
     ("duel.grading", "duel.leaderboard", "server", "duel.envs"),  # envs read position suites
     # Inspect's tasks play games (duel.envs) and grade positions (duel.grading).
     ("duel.bench", "duel.mcp", "duel.inspect"),

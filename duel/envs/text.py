@@ -293,7 +293,7 @@ class TextEnv:
 
     @staticmethod
     def _words(state: GameState, move: Move) -> str:
-        from duel.words import move_text
+        from duel.words.moves import move_text
 
         return move_text(state, move)
 

@@ -11,9 +11,9 @@ import json
 from importlib import resources
 from typing import Any
 
-from duel import words
 from duel.errors import InvalidStateError
 from duel.viewer.catalogue import catalogue
+from duel.words.agents import agent_name
 
 
 def asset(name: str) -> str:
@@ -64,7 +64,7 @@ def play_page(code: str, nonce: str | None = None,
     """The page of game `code` for a seat (its token in the URL fragment) or a spectator;
     `specs`: the seats' agent specs, which it names in words (duel.words)."""
     page = with_nonce(asset("play.html"), nonce).replace("__CODE__", escape(code))
-    names = {str(n): words.agent_name(s) for n, s in enumerate(specs or (), 1)}
+    names = {str(n): agent_name(s) for n, s in enumerate(specs or (), 1)}
     return with_board(page, "play.js", {"code": code, "catalogue": catalogue(), "names": names})
 
 

@@ -2,7 +2,7 @@
 a PettingZoo AEC env (both seats).
 
 Observations and actions are always in the acting seat's own labels (the seat is ``player2``, as
-for an LLM and as in :mod:`duel.rl.encoding`), so one network can play either seat. Every
+for an LLM and as in :mod:`duel.learning.rl.encoding`), so one network can play either seat. Every
 observation is encoded from the seat's view, never from the true state, so hidden cards cannot
 leak into it; the true state is still exposed as ``env.state`` for tests and training tooling.
 """
@@ -44,8 +44,7 @@ from duel.engine.data import (
 )
 from duel.engine.perspective import Perspective
 from duel.errors import ConflictError, IllegalMoveError, SpecError
-from duel.match import decide
-from duel.rl.encoding import (
+from duel.learning.rl.encoding import (
     COIN_SCALE,
     COLOR_SCALE,
     DISCARD_SCALE,
@@ -67,6 +66,7 @@ from duel.rl.encoding import (
     encode_view,
     move_of,
 )
+from duel.match import decide
 
 Obs = dict[str, npt.NDArray[Any]]
 IllegalPolicy = Literal["raise", "lose"]
@@ -158,11 +158,12 @@ def _observation_high() -> npt.NDArray[np.float32]:
         p += N_WONDERS
         high[p] = score_max / _SCORE_SCALE
         i += PLAYER_FEATURES
-        assert p + 1 == i, "duel.rl.encoding changed its player layout"
+        assert p + 1 == i, "duel.learning.rl.encoding changed its player layout"
     for _ in range(SLOTS):
         high[i + SLOT_FEATURES - 2:i + SLOT_FEATURES] = card_price_max / PRICE_SCALE
         i += SLOT_FEATURES
-    assert i == PRIOR_START, "duel.rl.encoding changed its layout"  # the priors lie in [0, 1]
+    # the priors lie in [0, 1]
+    assert i == PRIOR_START, "duel.learning.rl.encoding changed its layout"
     return high
 
 
