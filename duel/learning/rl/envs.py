@@ -22,19 +22,11 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]  # pettingzoo ship
 
 from duel.agents.base import Agent
 from duel.agents.spec import make_agent
-from duel.engine import GameState, Move, Result, Seat, new_game
+from duel.engine import GameState, Move, Result, Seat, data, new_game
 from duel.engine.data import (
     BROWN,
     CARDS,
-    GAIN_GUILD_MOST,
-    GAIN_PER_BROWN,
-    GAIN_PER_GREY,
-    GAIN_PER_RED,
-    GAIN_PER_WONDER,
-    GAIN_PER_YELLOW,
     GREY,
-    GUILD_COINS,
-    GUILD_WONDERS,
     PURPLE,
     RED,
     TOKEN_NAMES,
@@ -112,13 +104,13 @@ def _observation_high() -> npt.NDArray[np.float32]:
     # the start, on discards, on builds (card effects, Urbanism's chain bonus), with wonders and
     # with Agriculture/Urbanism; Economy and the loot only move or remove them. Each of the 60
     # pyramid cards is discarded or built once, plus one rebuild from the discard pile.
-    gain_count = {GAIN_PER_GREY: color_max[GREY], GAIN_PER_BROWN: color_max[BROWN],
-                  GAIN_PER_RED: color_max[RED], GAIN_PER_YELLOW: color_max[YELLOW],
-                  GAIN_PER_WONDER: 4}
+    gain_count = {data.GAIN_PER_GREY: color_max[GREY], data.GAIN_PER_BROWN: color_max[BROWN],
+                  data.GAIN_PER_RED: color_max[RED], data.GAIN_PER_YELLOW: color_max[YELLOW],
+                  data.GAIN_PER_WONDER: 4}
 
     def build_gain(c: Card) -> int:
         count = gain_count.get(c.gain, 0)
-        if c.gain == GAIN_GUILD_MOST:
+        if c.gain == data.GAIN_GUILD_MOST:
             count = sum(color_max[col] for col in c.guild_colors)
         return 4 + c.instant_coins + c.gain_amount * count
 
@@ -128,9 +120,9 @@ def _observation_high() -> npt.NDArray[np.float32]:
                  + sum(w.coins for w in WONDERS) + 2 * 6)
 
     def guild_vp(c: Card) -> int:
-        if c.guild_kind == GUILD_WONDERS:
+        if c.guild_kind == data.GUILD_WONDERS:
             return 2 * 4
-        if c.guild_kind == GUILD_COINS:
+        if c.guild_kind == data.GUILD_COINS:
             return coins_max // 3
         return sum(color_max[col] for col in c.guild_colors)
 
