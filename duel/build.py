@@ -43,10 +43,10 @@ COMPILED: tuple[str, ...] = (
     "duel.engine.playout",
     "duel.agents.mcts",
     # The guided search's tree, its chance nodes' redeal and the network's features (the
-    # network itself runs in plain Python: duel.guide.runtime).
-    "duel.guide.features",
-    "duel.guide.redeal",
-    "duel.guide.search",
+    # network itself runs in plain Python: duel.agents.guided.runtime).
+    "duel.agents.guided.features",
+    "duel.agents.guided.redeal",
+    "duel.agents.guided.search",
 )
 # The native core (C++, docs/native.md): its sources, and the Python it transcribes. A change
 # to either since the extension was built makes it stale: it never runs then (the Python rules

@@ -90,6 +90,34 @@ def taken(state: GameState, decision: Decision, spec: str) -> tuple[Move, dict[s
     return move, seen.details_in(decision.details), decision.forfeit
 
 
+@dataclass(frozen=True)
+class Taken:
+    """A decision taken: its record, the position after it (the same position when the seat
+    resigned) and the game's result if it ended there."""
+
+    record: MoveRecord
+    after: GameState
+    result: Result | None
+
+
+def take(state: GameState, move: Move, seconds: float, details: dict[str, Any],
+         resigned: bool = False, reason: str = "", checked: bool = False) -> Taken:
+    """The one way a decision is taken, by every loop that plays games (matches, the text
+    environment, the MCP server's games, the HTTP server's): its record, then the move applied
+    (`checked`: already judged legal by the generator, so applied without asking it again) or
+    the resignation's forfeit (`reason` said in the result). The agents that keep track of
+    their game are told by the caller (duel.agents.observe.inform), after what it records."""
+    record = MoveRecord.decided(state, move, seconds, details, resigned)
+    if resigned:
+        return Taken(record, state, Result.forfeited(record.seat, state.scores(), reason))
+    if checked:
+        after = state.clone()
+        after.play(move)
+    else:
+        after = state.apply(move)
+    return Taken(record, after, after.result())
+
+
 OnMove = Callable[[MoveRecord, GameState, GameState], None]
 
 
@@ -134,16 +162,13 @@ def _play(agents: list[Agent], seed: int, deal: Deal | None, open_box: bool,
         mover = state.current  # the engine's index of the player to move
         t0 = time.perf_counter()
         move, details, resigned = decide(agents[mover], state, rngs[mover])
-        record = MoveRecord.decided(state, move, time.perf_counter() - t0, details, resigned)
-        records.append(record)
-        after = state if resigned else state.apply(move)
+        taken_ = take(state, move, time.perf_counter() - t0, details, resigned)
+        records.append(taken_.record)
         if on_move is not None:
-            on_move(record, state, after)
-        if resigned:
-            result = Result.forfeited(record.seat, state.scores())
-        else:
-            inform(agents, state, move, after)  # the agents that keep track of their game
-            state = after
-            result = state.result()
+            on_move(taken_.record, state, taken_.after)
+        if not resigned:
+            inform(agents, state, move, taken_.after)  # the agents that keep track of their game
+            state = taken_.after
+        result = taken_.result
     return MatchResult(seed, (agents[0].spec, agents[1].spec), state.deal, records, state,
                        time.perf_counter() - start, result)

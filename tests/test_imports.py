@@ -178,11 +178,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("duel.errors", "duel.build", "duel.util", "duel"),
     ("duel.engine", "duel.native"),  # the native core: the engine's rules in C++, and search
     ("duel.io", "duel.schemas", "duel.stats", "duel.words", "duel.prompts"),
-    # The guided search is an agent (mcts:guide=...). The accounting sits beside the agents: the
-    # LLM seat writes and prices its call records as it plays, the records and runs read them.
-    ("duel.agents", "duel.accounting", "duel.guide"),
+    # The guided search (duel.agents.guided) is an agent: mcts:guide=... The accounting sits
+    # beside the agents: the LLM seat writes and prices its call records as it plays, the
+    # records and runs read them.
+    ("duel.agents", "duel.accounting"),
     ("duel.records", "duel.match", "duel.transcripts"),
-    ("duel.analysis", "duel.runs", "duel.rl", "duel.viewer", "duel.guide.train"),
+    # The learning (the DQN, the guide's training) plays games, so it sits above the agents.
+    ("duel.analysis", "duel.runs", "duel.learning", "duel.viewer"),
     ("duel.grading", "duel.leaderboard", "server", "duel.envs"),  # envs read position suites
     # Inspect's tasks play games (duel.envs) and grade positions (duel.grading).
     ("duel.bench", "duel.mcp", "duel.inspect"),

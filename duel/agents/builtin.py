@@ -28,7 +28,8 @@ MCTS_PARAMS = {
                              "budget; visits summed"),
     "native": Param(int, 1, "1: search in the native core when it is built (docs/native.md; "
                             "no tree kept between moves); 0: the Python search"),
-    # The learned guide (duel/guide, docs/guide.md): PUCT with a network's priors and values.
+    # The learned guide (duel/agents/guided, docs/guide.md): PUCT with a network's priors and
+    # values.
     "guide": Param(str, "", "a policy-value network guiding the search: default (shipped) or "
                             "a .onnx path; then c is PUCT's (default 1.5)"),
     "root": Param(str, "auto", "guide: gumbel (sequential halving), puct, or auto"),
@@ -68,6 +69,9 @@ LLM_PARAMS = {
     "backoff": Param(float, 1.0, "first backoff in seconds (doubles each retry)"),
     "timeout": Param(float, 600.0, "seconds a call waits for its reply; a long call is "
                                    "streamed and this is its longest silence (docs/llm.md)"),
+    "cache": Param(str, None, "google: implicit (Gemini caches a repeated prefix itself, the "
+                              "default) or explicit (the rules text in a cachedContents "
+                              "resource, its storage billed; docs/llm.md)"),
     "server": Param(str, None, "compat: the server behind the URL, llamacpp, vllm or ollama "
                                "(unset: looked up at the first call; docs/llm.md)"),
     "constrain": Param(str, "", "structured output admits shape (any well-formed move) or legal "
@@ -85,13 +89,13 @@ RANDOM = AgentKind("random", "uniform over the legal moves",
 RULE = AgentKind("rule", "rule-based priorities (win, block, economy, points, deny)",
                  factory="duel.agents.rule_based:RuleAgent")
 MCTS = AgentKind("mcts", "information-set MCTS (guide=MODEL: guided by a learned network)",
-                 MCTS_PARAMS, factory="duel.guide.spec:mcts_agent")
+                 MCTS_PARAMS, factory="duel.agents.guided.spec:mcts_agent")
 LLM = AgentKind("llm", "an LLM player: llm:openai:MODEL, llm:anthropic:MODEL, "
                 "llm:openrouter:VENDOR/MODEL, llm:compat:MODEL@URL, llm:local; parameters a "
                 "model refuses are adapted (README: Models)", LLM_PARAMS,
                 custom_parser="duel.agents.llm.spec:parse_llm_spec")
 DQN = AgentKind("dqn", "masked deep-Q network (ONNX); dqn:PATH plays a model file",
-                custom_parser="duel.rl.policy:parse_dqn_spec")
+                custom_parser="duel.learning.rl.policy:parse_dqn_spec")
 
 HTTP_PARAMS = {
     "agent": Param(str, "mcts", "the agent the remote server plays (';' for its commas)"),

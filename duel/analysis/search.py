@@ -56,7 +56,7 @@ from duel.errors import UsageError
 # 90% of the losses at 1000 iterations, 92% at 2000 and 97% at 4000; one seat of a whole game
 # takes 16 s at 4000 with two processes on an idle 2-core machine (target: under 30 s).
 DEFAULT_ITERATIONS = 4000
-# With --guide (duel/guide): measured in docs/guide.md.
+# With --guide (duel/analysis/guided.py): measured in docs/guide.md.
 GUIDE_ITERATIONS = 1000
 # Two analyses "agree" on a decision when their losses differ by at most this much.
 STABILITY_TOLERANCE = 0.05
@@ -76,8 +76,9 @@ class Settings:
     rollout: str = _AGENT.rollout
     build_bias: float = _AGENT.build_bias
     epsilon: float = _AGENT.epsilon
-    # A learned guide below the root (duel.guide; "default" is the shipped model): PUCT with its
-    # priors and its value at the leaves instead of UCT with rollouts. "" for rollouts.
+    # A learned guide below the root (duel.analysis.guided; "default" is the shipped model):
+    # PUCT with its priors and its value at the leaves instead of UCT with rollouts. "" for
+    # rollouts.
     guide: str = ""
     # The rollouts' search in the native core when it is built (docs/native.md; DUEL_PURE=1
     # turns it off everywhere). Not in the sidecar: at an iteration budget both searches give
@@ -105,7 +106,7 @@ class Settings:
                                "rollout": self.rollout, "build_bias": self.build_bias,
                                "epsilon": self.epsilon}
         if self.guide:
-            from duel.guide.analyse import model_id
+            from duel.analysis.guided import model_id
 
             # The model's name and a hash of its weights: a retrained model is another judge.
             out["guide"] = self.guide
@@ -197,7 +198,7 @@ def evaluate(view: dict[str, Any], legal: Sequence[Move], keep: Move | None,
     run: _Run
     sweeper = None
     if settings.guide:
-        from duel.guide.analyse import guided_sweep
+        from duel.analysis.guided import guided_sweep
 
         run = _repeat(guided_sweep(info, moves, stats, settings, _Stats))
     elif settings.native and _native_available():

@@ -53,10 +53,10 @@ def _per_call(fn: Any, items: list[Any], seconds: float) -> float:
 
 
 def bench_guide(model: str = "default", seconds: float = 6.0, rounds: int = 5) -> dict[str, Any]:
+    from duel.agents.guided.agent import GuidedAgent
+    from duel.agents.guided.features import encode, moves_slots
+    from duel.agents.guided.runtime import NumpyGuide, OnnxGuide, model_path
     from duel.agents.mcts import MCTSAgent
-    from duel.guide.agent import GuidedAgent
-    from duel.guide.features import encode, moves_slots
-    from duel.guide.runtime import NumpyGuide, OnnxGuide, model_path
 
     path = model_path(model)
     numpy_guide, onnx_guide = NumpyGuide(path), OnnxGuide(path)

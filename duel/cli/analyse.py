@@ -68,11 +68,11 @@ def seats_of(choice: str) -> tuple[int, ...]:
 def settings_of(iterations: int | None = None, seconds: float | None = None,
                 seed: int = 0, guide: str | None = None) -> Settings:
     """The settings the options ask for (None: the default budget); UsageError if bad.
-    `guide`: a learned guide's model below the root (duel.guide), checked here."""
+    `guide`: a learned guide's model below the root (duel.agents.guided), checked here."""
     from duel.analysis.search import DEFAULT_ITERATIONS, GUIDE_ITERATIONS, Settings
 
     if guide:
-        from duel.guide.runtime import load_guide
+        from duel.agents.guided.runtime import load_guide
 
         load_guide(guide)  # a missing or unreadable model fails before any work
     default = GUIDE_ITERATIONS if guide else DEFAULT_ITERATIONS

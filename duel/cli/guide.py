@@ -15,7 +15,7 @@ from duel.errors import UsageError
 def add_train_arguments(p: argparse.ArgumentParser) -> None:
     """`duel train guide`'s options (beside --out, --jobs, --seed, --hidden, --restart)."""
     from duel.cli.options import integer
-    from duel.guide.config import GuideConfig
+    from duel.learning.guide.config import GuideConfig
 
     run = GuideConfig()
     g = p.add_argument_group("guide (duel train guide; docs/guide.md)")
@@ -43,8 +43,8 @@ def run_train(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise UsageError(f"training needs PyTorch: pip install -e '.[train]' ({exc})") from None
     from duel.agents.spec import make_agent
-    from duel.guide.config import GuideConfig
-    from duel.guide.train import run
+    from duel.learning.guide.config import GuideConfig
+    from duel.learning.guide.train import run
 
     make_agent(args.bootstrap_spec)  # a bad spec fails before any work
     cfg = GuideConfig(bootstrap_spec=args.bootstrap_spec, bootstrap_games=args.bootstrap_games,
@@ -78,7 +78,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_eval_games(args: argparse.Namespace) -> int:
-    from duel.guide.config import GuideConfig
+    from duel.learning.guide.config import GuideConfig
 
     return GuideConfig().eval_games if args.eval_games is None else int(args.eval_games)
 
@@ -143,10 +143,10 @@ def bench(args: argparse.Namespace) -> int:
 
 def bench_analysers(args: argparse.Namespace) -> int:
     """`duel bench guide-analyser`: today's analyser and the guided one on the same decisions."""
+    from duel.agents.guided.runtime import load_guide
     from duel.analysis.search import DEFAULT_ITERATIONS, Settings
     from duel.bench.guide_analyser import compare, report
     from duel.cli.bench_analyser import header
-    from duel.guide.runtime import load_guide
 
     header(args)
     model = args.spec

@@ -13,7 +13,9 @@ from duel.errors import UsageError
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from duel.rl.config import Config  # no torch needed: the defaults of the shipped model's run
+    from duel.learning.rl.config import (
+        Config,  # no torch needed: the defaults of the shipped model's run
+    )
 
     run = Config()
     top = sub.add_parser("train", help="train a learning agent (dqn, guide: the train extra) "
@@ -120,7 +122,7 @@ def train(args: argparse.Namespace) -> int:
 
         return run_train(args)
     from duel.agents.spec import make_agent
-    from duel.rl.config import Config as Defaults
+    from duel.learning.rl.config import Config as Defaults
 
     if args.jobs is None:
         args.jobs = Defaults().jobs
@@ -128,8 +130,8 @@ def train(args: argparse.Namespace) -> int:
         args.eval_games = Defaults().eval_games
 
     try:
-        from duel.rl.dqn import Config
-        from duel.rl.dqn import train as run_training
+        from duel.learning.rl.dqn import Config
+        from duel.learning.rl.dqn import train as run_training
     except ImportError as exc:
         raise UsageError(f"training needs PyTorch: pip install -e '.[train]' ({exc})") from None
     make_agent(args.opponent)  # a bad spec fails before any work

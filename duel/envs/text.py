@@ -37,7 +37,7 @@ from duel.engine import Deal, GameState, Move, Perspective, Result, Seat, new_ga
 from duel.envs import rewards
 from duel.envs.seat import Decider, Prompt, framework_seat
 from duel.errors import DuelError, SpecError
-from duel.match import agent_rng, decide, taken
+from duel.match import agent_rng, decide, take, taken
 from duel.records import MoveRecord
 
 SEATS = ("1", "2", "alternate")
@@ -258,19 +258,15 @@ class TextEnv:
     def _record(self, move: Move, details: dict[str, Any], resigned: bool,
                 seconds: float) -> None:
         state = self.state
-        record = MoveRecord.decided(state, move, seconds, details, resigned)
-        self.records.append(record)
+        t = take(state, move, seconds, details, resigned)
+        self.records.append(t.record)
         if self._writer is not None:
-            self._writer.record(record)
-        if resigned:
-            self._end(Result.forfeited(record.seat, state.scores()))
-            return
-        after = state.apply(move)
-        inform(self.agents, state, move, after)
-        self.state = after
-        result = after.result()
-        if result is not None:
-            self._end(result)
+            self._writer.record(t.record)
+        if not resigned:
+            inform(self.agents, state, move, t.after)
+            self.state = t.after
+        if t.result is not None:
+            self._end(t.result)
 
     def _end(self, result: Result) -> None:
         self.result = result
@@ -297,7 +293,7 @@ class TextEnv:
 
     @staticmethod
     def _words(state: GameState, move: Move) -> str:
-        from duel.words import move_text
+        from duel.words.moves import move_text
 
         return move_text(state, move)
 

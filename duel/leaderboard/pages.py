@@ -14,6 +14,7 @@ import jinja2
 from markupsafe import Markup
 
 from duel import __version__
+from duel.viewer.pages import head
 
 from .figures import FEWEST_UNITS, Board
 from .games import SEATS, Game
@@ -113,6 +114,7 @@ def _asset(name: str) -> str:
 
 def _render(template: str, nonce: str | None, **context: Any) -> str:
     return environment().get_template(template).render(
+        head=Markup(head().rstrip("\n")),
         css=Markup(_asset("leaderboard.css")),
         js=Markup(_asset("leaderboard.js")),
         nonce=nonce, version=__version__, **context)

@@ -22,7 +22,7 @@ from duel.agents.tools.status import SeatStatus
 from duel.engine import Deal, Move, Perspective, Result, Seat, new_game
 from duel.engine.codes import random_code
 from duel.errors import ConflictError, IllegalMoveError
-from duel.match import agent_rng, decide
+from duel.match import agent_rng, decide, take
 from duel.records import MoveRecord
 from duel.transcripts import (
     TranscriptWriter,
@@ -104,19 +104,15 @@ class HostedGame:
                 resigned: bool = False) -> str:
         """Play and record one decision of the player to move; the move in the client's
         words (its view's previousMove)."""
-        state = self.state
-        record = MoveRecord.decided(state, move, seconds, details, resigned)
-        self.records.append(record)
+        t = take(self.state, move, seconds, details, resigned, str(details.get("reason", "")))
+        self.records.append(t.record)
         if self._writer is not None:
-            self._writer.record(record)
+            self._writer.record(t.record)
+        self.state = t.after
+        if t.result is not None:
+            self._finish(t.result)
         if resigned:
-            self._finish(Result.forfeited(record.seat, state.scores(),
-                                          str(details.get("reason", ""))))
-            return f"Player {self.seen.seat_out(record.seat).player} resigned"
-        self.state = state.apply(move)
-        result = self.state.result()
-        if result is not None:
-            self._finish(result)
+            return f"Player {self.seen.seat_out(t.record.seat).player} resigned"
         return str(self.seen.view(self.state)["previousMove"])
 
     def _opponent_moves(self) -> list[str]:

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from importlib import resources
 from typing import Any
 
-from duel import words
 from duel.engine import seat_view
 from duel.transcripts import ReplayStep, Transcript, initial_state, is_forfeit, replay
 from duel.viewer.catalogue import catalogue
 from duel.viewer.pages import asset, with_nonce
+from duel.words.agents import agent_name, details_words
+from duel.words.moves import move_json_text, move_text
+from duel.words.names import fill
 
 
 def frames(t: Transcript, steps: Iterable[ReplayStep] | None = None) -> list[dict[str, Any]]:
@@ -34,15 +35,15 @@ def frames(t: Transcript, steps: Iterable[ReplayStep] | None = None) -> list[dic
                                   "record": None, "points": list(state.scores())}]
     names = {1: "Player 1", 2: "Player 2"}
     for step, rec in zip(replay(t) if steps is None else steps, t.moves, strict=False):
-        text = words.fill(f"{{{step.before.current + 1}}} "
-                          + words.move_text(step.before, step.move, step.after), names)
+        text = fill(f"{{{step.before.current + 1}}} "
+                    + move_text(step.before, step.move, step.after), names)
         details = dict(rec.get("details") or {})
         if isinstance(details.get("top"), list):  # a search's top moves, in words too
-            details["top"] = [{**row, "text": words.fill(
-                words.move_json_text(step.before, row.get("move")) or "a move", names)}
+            details["top"] = [{**row, "text": fill(
+                move_json_text(step.before, row.get("move")) or "a move", names)}
                 for row in details["top"] if isinstance(row, dict)]
         out.append({"ply": step.ply, "view": seat_view(step.after), "text": text,
-                    "record": {**rec, "details": details}, "notes": words.details_words(details),
+                    "record": {**rec, "details": details}, "notes": details_words(details),
                     "forced": len(step.before.legal_moves()) == 1,
                     "points": list(step.after.scores())})
     if len(out) <= len(t.moves) and is_forfeit(t.moves[len(out) - 1]):
@@ -80,14 +81,14 @@ def render(t: Transcript, title: str = "duel game",
     :func:`frames`. The page opens at the start, or at ply N for a URL ending in #ply=N."""
     data = {
         "title": title,
-        "players": {k: words.agent_name(v.get("spec"))
+        "players": {k: agent_name(v.get("spec"))
                     for k, v in t.header.get("players", {}).items()},
         "frames": frames(t, steps),
         "result": t.footer,
         "analysis": analysis_data(analysis) if analysis is not None else None,
         "catalogue": catalogue(),
     }
-    page = with_nonce(resources.files(__package__).joinpath("viewer.html").read_text(), nonce)
+    page = with_nonce(asset("viewer.html"), nonce)
     payload = _script_safe(json.dumps(data))
     # The title and the board first: a model's text in the payload may say "__TITLE__" too.
     page = page.replace("__TITLE__", _escape(title))

@@ -10,10 +10,11 @@ from typing import Any
 
 from pyphen import Pyphen
 
-from duel import words
 from duel.engine.data import CARDS, COLOR_NAMES, RESOURCE_NAMES, SYMBOL_NAMES, TOKEN_NAMES, WONDERS
-
-pretty = words.name
+from duel.words.cards import card_effects, token_effects, wonder_effects
+from duel.words.names import SYMBOL
+from duel.words.names import name as pretty
+from duel.words.pages import page_words
 
 
 def _resources(cost: tuple[int, ...]) -> list[str]:
@@ -51,12 +52,12 @@ def catalogue() -> dict[str, Any]:
                       "color": COLOR_NAMES[c.color].lower(),
                       "age": c.age, "coins": c.coins, "resources": _resources(c.cost),
                       "chainFrom": c.chain_from or None, "chainTo": chains.get(c.name, []),
-                      "effects": words.card_effects(c), "shields": c.shields,
-                      "symbol": words.SYMBOL[SYMBOL_NAMES[c.symbol]] if c.symbol >= 0 else None}
+                      "effects": card_effects(c), "shields": c.shields,
+                      "symbol": SYMBOL[SYMBOL_NAMES[c.symbol]] if c.symbol >= 0 else None}
              for c in CARDS}
     wonders = {w.name: {"name": pretty(w.name), "label": breakable(pretty(w.name)),
                         "resources": _resources(w.cost),
-                        "effects": words.wonder_effects(w)} for w in WONDERS}
+                        "effects": wonder_effects(w)} for w in WONDERS}
     tokens = {t: {"name": pretty(t), "label": breakable(pretty(t)),
-                  "effects": words.token_effects(t)} for t in TOKEN_NAMES}
-    return {"cards": cards, "wonders": wonders, "tokens": tokens, "words": words.page_words()}
+                  "effects": token_effects(t)} for t in TOKEN_NAMES}
+    return {"cards": cards, "wonders": wonders, "tokens": tokens, "words": page_words()}

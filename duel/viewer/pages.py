@@ -11,13 +11,21 @@ import json
 from importlib import resources
 from typing import Any
 
-from duel import words
 from duel.errors import InvalidStateError
 from duel.viewer.catalogue import catalogue
+from duel.words.agents import agent_name
 
 
 def asset(name: str) -> str:
-    return resources.files(__package__).joinpath(name).read_text()
+    """A file of the pages; a page's ``<!--__HEAD__-->`` line is the head every page of duel
+    opens with (head.html: the leaderboard's pages too)."""
+    text = resources.files(__package__).joinpath(name).read_text()
+    return text.replace("<!--__HEAD__-->\n", head()) if name.endswith(".html") else text
+
+
+def head() -> str:
+    """The first lines of every page: doctype, charset, viewport, no referrer, no icon."""
+    return resources.files(__package__).joinpath("head.html").read_text()
 
 
 def script_safe(payload: str) -> str:
@@ -56,7 +64,7 @@ def play_page(code: str, nonce: str | None = None,
     """The page of game `code` for a seat (its token in the URL fragment) or a spectator;
     `specs`: the seats' agent specs, which it names in words (duel.words)."""
     page = with_nonce(asset("play.html"), nonce).replace("__CODE__", escape(code))
-    names = {str(n): words.agent_name(s) for n, s in enumerate(specs or (), 1)}
+    names = {str(n): agent_name(s) for n, s in enumerate(specs or (), 1)}
     return with_board(page, "play.js", {"code": code, "catalogue": catalogue(), "names": names})
 
 

@@ -18,8 +18,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from duel import words
 from duel.engine import GameState, Move
+from duel.words.agents import CATEGORY, details_words
+from duel.words.moves import move_json_text
+from duel.words.moves import move_text as move_words
+from duel.words.names import AGES, SCORE, VICTORY, fill
 
 NAMES = {1: "player 1", 2: "player 2"}
 THINKING_CHARS = 400  # of a call's thinking shown under a move: enough to see where it went
@@ -43,28 +46,28 @@ def status(state: GameState) -> str:
 def move_text(before: GameState, move: Move, after: GameState) -> str:
     """`move` from `before` in words, with what followed: 'Player 1 discards Glassworks for 3
     coins', 'Player 2 builds The Appian Way with Baths for 4 coins; plays again'."""
-    text = words.fill(words.move_text(before, move, after), NAMES)
+    text = fill(move_words(before, move, after), NAMES)
     return f"Player {before.current + 1} {text}"
 
 
 def numbered_line(ply: int, before: GameState, move: Move, after: GameState) -> str:
     text = move_text(before, move, after)
-    age = words.AGES.get(before.age, "") if before.step != 0 else "Draft"
-    age_note = f" [{words.AGES[after.age]} begins]" if after.age != before.age else ""
+    age = AGES.get(before.age, "") if before.step != 0 else "Draft"
+    age_note = f" [{AGES[after.age]} begins]" if after.age != before.age else ""
     return f"{ply:3d}. {age:8} {text}  ({status(after)}){age_note}"
 
 
 def details_lines(before: GameState, details: dict[str, Any]) -> list[str]:
     """A non-LLM agent's details in words, for `duel match -v`: a search's statistics and top
     moves, a rule's reason."""
-    lines = words.details_words(details)
+    lines = details_words(details)
     if isinstance(details.get("top"), list):
         lines.append(f"search: {details.get('iterations', '?')} iterations in "
                      f"{details.get('seconds', '?')} s")
         for row in details["top"]:
-            text = words.move_json_text(before, row.get("move")) if isinstance(row, dict) else None
+            text = move_json_text(before, row.get("move")) if isinstance(row, dict) else None
             if text:
-                lines.append(f"  {words.fill(text, NAMES)}: {row.get('visits')} visits, "
+                lines.append(f"  {fill(text, NAMES)}: {row.get('visits')} visits, "
                              f"win rate {100 * float(row.get('value') or 0):.0f}%")
     return lines
 
@@ -75,11 +78,11 @@ def result_lines(state: GameState) -> list[str]:
         return ["game not over"]
     lines = []
     who = "shared victory" if result.winner is None else f"{result.winner} wins"
-    lines.append(f"Result: {who} {words.VICTORY.get(result.victory, result.victory)}")
-    width = max(len(name) for _, name in words.SCORE)
+    lines.append(f"Result: {who} {VICTORY.get(result.victory, result.victory)}")
+    width = max(len(name) for _, name in SCORE)
     lines.append(f"  {'':{width}}  P1  P2")
     s1, s2 = state.score(0), state.score(1)
-    for k, name in words.SCORE:
+    for k, name in SCORE:
         lines.append(f"  {name:{width}} {s1[k]:3d} {s2[k]:3d}")
     return lines
 
@@ -106,7 +109,7 @@ def llm_lines(llm: dict[str, Any]) -> list[str]:
         lines.append(f"adapted {a.get('parameter')}: {a.get('change')} ({a.get('reason')})")
     for c in llm.get("calls") or []:
         reasoning = c.get("reasoning_tokens") or 0
-        category = words.CATEGORY.get(str(c.get("category")), str(c.get("category")))
+        category = CATEGORY.get(str(c.get("category")), str(c.get("category")))
         cached = c.get("cached_tokens") or 0
         text = (f"attempt {c.get('attempt')}: {category}, {c.get('input_tokens', 0)} "
                 f"in" + (f" ({cached} cached)" if cached else "")

@@ -8,10 +8,10 @@ import time
 from typing import Any
 
 from duel.agents.observe import inform
-from duel.engine import SEATS, Move, Perspective, Result, Seat, seat_view
+from duel.engine import SEATS, Move, Perspective, Seat, seat_view
 from duel.engine.explain import unavailable
 from duel.errors import ConflictError, DuelError, IllegalMoveError, InvalidMoveError
-from duel.records import MoveRecord
+from duel.match import take
 from server.games.live import LiveGame, to_move
 from server.store import Store, result_columns
 
@@ -64,13 +64,9 @@ async def apply_move(game: LiveGame, store: Store, seat: Seat, move: Move, ply: 
             raise ConflictError(f"not your turn: {to_move(state)} is to move")
         if move not in state.legal_moves():
             raise illegal(game, seat, move)
-        record = MoveRecord.decided(state, move, seconds, details, forfeit)
-        if forfeit:
-            after = state
-        else:  # legal: checked above (apply would ask the generator again)
-            after = state.clone()
-            after.play(move)
-        result = Result.forfeited(seat, state.scores()) if forfeit else after.result()
+        # legal: checked above (apply would ask the generator again)
+        taken = take(state, move, seconds, details, forfeit, checked=True)
+        record, after, result = taken.record, taken.after, taken.result
         over = result is not None
         write = (game.code, record, seat_view(after), over, result, runner)
         if store.writes_inline:

@@ -14,9 +14,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from duel import words
 from duel.engine import GameState, Move
 from duel.transcripts import is_forfeit
+from duel.words.agents import details_words
+from duel.words.moves import move_json_text, move_text
 from server.deps import Game, Manager
 from server.errors import ERRORS
 from server.games.events import replay_states
@@ -29,13 +30,13 @@ def entry(before: GameState, after: GameState | None, line: dict[str, Any]) -> d
     move = Move.from_json(line["move"])
     out = {k: line[k] for k in ("ply", "player", "move", "price", "seconds", "details")}
     out["age"] = before.age
-    out["text"] = "resigns" if is_forfeit(line) else words.move_text(before, move, after)
+    out["text"] = "resigns" if is_forfeit(line) else move_text(before, move, after)
     details = dict(line.get("details") or {})
     if isinstance(details.get("top"), list):
-        details["top"] = [{**row, "text": words.move_json_text(before, row.get("move"))}
+        details["top"] = [{**row, "text": move_json_text(before, row.get("move"))}
                           for row in details["top"] if isinstance(row, dict)]
     out["details"] = details
-    out["notes"] = words.details_words(details)
+    out["notes"] = details_words(details)
     # The only legal move: the play page plays it for its person, and says so.
     out["forced"] = len(before.legal_moves()) == 1
     return out

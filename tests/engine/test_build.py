@@ -14,7 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from duel.build import COMPILED, PACKAGE_ROOT, build, extension_files, native, native_files
+from duel.build import (
+    COMPILED,
+    NATIVE_MIRRORS,
+    NATIVE_SOURCES,
+    PACKAGE_ROOT,
+    build,
+    extension_files,
+    native,
+    native_files,
+)
 
 REPO = PACKAGE_ROOT.parent
 needs_compiled = pytest.mark.skipif(build() != "compiled",
@@ -133,6 +142,14 @@ def test_the_compiled_modules_exist_as_sources() -> None:
     for module in COMPILED:
         __import__(module)
         assert (REPO / Path(*module.split("."))).with_suffix(".py").is_file()
+
+
+def test_the_native_cores_sources_and_mirrors_exist() -> None:
+    """A module moved (say the guided search, to duel/agents/guided/) whose old path stays in
+    NATIVE_MIRRORS would fail every native build's freshness check: it fails here first."""
+    missing = [name for name in (*NATIVE_SOURCES, *NATIVE_MIRRORS)
+               if not (PACKAGE_ROOT / name).is_file()]
+    assert missing == []
 
 
 def test_the_draws_are_the_standard_librarys() -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from duel.guide.dataset import examples, root_value
-from duel.guide.features import N_FEATURES
-from duel.guide.selfplay import GameRecord, play_game
+from duel.agents.guided.features import N_FEATURES
+from duel.learning.guide.dataset import examples, root_value
+from duel.learning.guide.selfplay import GameRecord, play_game
 
 
 def test_examples_follow_the_games_moves_and_searches() -> None:

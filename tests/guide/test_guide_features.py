@@ -10,10 +10,10 @@ from helpers.games import random_game_states
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from duel.agents.guided.features import N_FEATURES, N_POLICY, encode, move_slots
 from duel.engine import InfoSet, Perspective
 from duel.engine.moves import MOVE_KINDS
 from duel.engine.steps import GAME_END
-from duel.guide.features import N_FEATURES, N_POLICY, encode, move_slots
 
 
 def _encoded(state: object) -> tuple[list[int], list[float]]:

@@ -7,11 +7,11 @@ import random
 
 from helpers.games import random_game_states
 
+from duel.agents.guided.features import encode
+from duel.agents.guided.redeal import redeal
+from duel.agents.guided.search import reveal_key
 from duel.engine.playout import random_game
 from duel.engine.steps import GAME_END, WONDER_SELECTION
-from duel.guide.features import encode
-from duel.guide.redeal import redeal
-from duel.guide.search import reveal_key
 
 
 def _public(state: object) -> tuple[object, ...]:

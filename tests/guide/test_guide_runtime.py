@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from helpers.games import random_game_states
 
+from duel.agents.guided.runtime import NumpyGuide, OnnxGuide, load_guide, shipped_model
 from duel.agents.spec import make_agent
 from duel.engine.steps import GAME_END
 from duel.errors import SpecError
-from duel.guide.runtime import NumpyGuide, OnnxGuide, load_guide, shipped_model
 
 
 def test_the_shipped_model_is_small_and_installed_with_the_package() -> None:

@@ -8,12 +8,12 @@ import random
 import pytest
 from helpers.games import random_game_states
 
+from duel.agents.guided.agent import GuidedAgent, improved_policy
+from duel.agents.guided.search import GNode, Params, expand, reveals, simulate
 from duel.agents.mcts import public_sample
 from duel.engine import GameState, InfoSet, Move, Perspective
 from duel.engine.moves import MoveKind
 from duel.engine.steps import GAME_END, PLAY_CARD
-from duel.guide.agent import GuidedAgent, improved_policy
-from duel.guide.search import GNode, Params, expand, reveals, simulate
 
 
 class Coins:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from duel.cli import main
-from duel.guide.selfplay import read_games
+from duel.learning.guide.selfplay import read_games
 
 TINY = ["--bootstrap-spec", "mcts:iterations=8", "--bootstrap-games", "3",
         "--games-per-generation", "2", "--guided-spec", "iterations=8,root=gumbel",
@@ -41,7 +41,7 @@ def test_train_guide_runs_resumes_and_exports(tmp_path: Path,
 
 
 def test_a_killed_bootstrap_resumes_its_games(tmp_path: Path) -> None:
-    from duel.guide.selfplay import generate
+    from duel.learning.guide.selfplay import generate
 
     path = tmp_path / "games.jsonl"
     full = generate(path, "mcts:iterations=6", 3, 500, 2)

@@ -11,8 +11,14 @@
   ``promptTokenCount``;
 - a tool loop is held to Google's rule for Gemini 3: a model turn with a function call given
   back without its ``thoughtSignature`` is refused with a 400;
+- explicit caching: ``POST /v1beta/cachedContents`` makes a cache of a system instruction,
+  tools and tool config (refused below 1024 tokens, "too small", as Google does); a
+  ``generateContent`` naming it as ``cachedContent`` reads them from it (all its tokens counted
+  cached) and is refused with a 400 if it also sends any of the three, or names an unknown
+  cache;
 - each call is billed at `prices` (per million tokens: input, cached_input, output), into
-  `billed`.
+  `billed`; a cache made, at the input price and `storage` (a million tokens an hour) for its
+  TTL.
 
 A token is four characters of the request's text. It answers a legal move of the position.
 """
@@ -53,20 +59,65 @@ def as_chat(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for c in contents]
 
 
+MIN_CACHE = 1024  # Gemini 2.5 Flash's minimum tokens for a cache
+CACHED_WITH = ("CachedContent can not be used with GenerateContent request setting "
+               "system_instruction, tools or tool_config.\n\nProposed fix: move those values "
+               "to CachedContent from GenerateContent request.")
+
+
+def _error(code: int, message: str, status: str) -> Scripted:
+    return Scripted({"error": {"code": code, "message": message, "status": status}}, code)
+
+
 class GeminiModel:
     """`tool_steps`: with tools offered, look-ups (get_state) before make_move."""
 
-    def __init__(self, prices: dict[str, float], tool_steps: int = 1) -> None:
+    routes = ("/cachedContents",)
+
+    def __init__(self, prices: dict[str, float], tool_steps: int = 1,
+                 storage: float = 1.0) -> None:
         self.prices = prices
+        self.storage = storage
         self.tool_steps = tool_steps
         self.seen: set[str] = set()
         self.billed: list[float] = []
         self.bodies: list[dict[str, Any]] = []
+        self.caches: dict[str, dict[str, Any]] = {}
+
+    def route(self, path: str, body: dict[str, Any]) -> Scripted:
+        """``POST /v1beta/cachedContents``: a cache of the body's system instruction, tools
+        and tool config, billed as made (creation at the input price, storage for its TTL)."""
+        system = _text(field(body, "systemInstruction") or {})
+        kept = {"system": system, "tools": body.get("tools"),
+                "toolConfig": field(body, "toolConfig")}
+        n = tokens(system) + (tokens(json.dumps(body["tools"])) if body.get("tools") else 0)
+        if n < MIN_CACHE:
+            return _error(400, f"Cached content is too small. total_token_count={n}, "
+                          f"min_total_token_count={MIN_CACHE}", "INVALID_ARGUMENT")
+        ttl = float(str(body.get("ttl", "3600s")).removesuffix("s"))
+        name = f"cachedContents/c{len(self.caches) + 1}"
+        self.caches[name] = {**kept, "tokens": n}
+        self.billed.append(n * (self.prices["input"] + self.storage * ttl / 3600) / 1e6)
+        return Scripted({"name": name, "model": body.get("model"), "displayName":
+                         body.get("displayName", ""), "usageMetadata": {"totalTokenCount": n},
+                         "createTime": "2026-12-02T05:00:00Z",
+                         "expireTime": "2026-12-02T06:00:00Z"})
 
     def __call__(self, body: dict[str, Any]) -> Scripted:
         self.bodies.append(body)
         contents = body["contents"]
         system = _text(field(body, "systemInstruction") or {})
+        named = field(body, "cachedContent")
+        cache: dict[str, Any] | None = None
+        if named:
+            if system or body.get("tools") or field(body, "toolConfig"):
+                return _error(400, CACHED_WITH, "INVALID_ARGUMENT")
+            if named not in self.caches:
+                return _error(403, "CachedContent not found (or permission denied)",
+                              "PERMISSION_DENIED")
+            cache = self.caches[named]
+            system = cache["system"]
+            body = {**body, "tools": cache["tools"]}
         config = field(body, "generationConfig") or {}
         thinking = field(config, "thinkingConfig") or {}
         for c in contents:  # Google's rule for function calls given back
@@ -76,7 +127,10 @@ class GeminiModel:
                     return Scripted({"error": {"code": 400, "message": MISSING,
                                                "status": "INVALID_ARGUMENT"}}, 400)
         prompt = tokens(system) + sum(tokens(json.dumps(c)) for c in contents)
-        cached = tokens(system) if system in self.seen and tokens(system) >= 1024 else 0
+        cached = tokens(system) if system in self.seen and tokens(system) >= MIN_CACHE else 0
+        if cache is not None:  # all of an explicit cache is read from it
+            prompt += cache["tokens"] - tokens(system)
+            cached = cache["tokens"]
         self.seen.add(system)
         budget = field(thinking, "thinkingBudget")
         thinks = budget is None or budget != 0

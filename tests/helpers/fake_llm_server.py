@@ -149,6 +149,10 @@ class FakeLLMServer:
                             if server.counter is not None else error_reply(404)
                     elif server.script:
                         reply = server.script.popleft()
+                    elif getattr(server.responder, "routes", None) and any(
+                            self.path.endswith(r) for r in server.responder.routes):
+                        # a responder of more than one endpoint (Gemini's cachedContents)
+                        reply = server.responder.route(self.path, body)
                     elif server.responder is not None:
                         try:
                             reply = server.responder(body)

@@ -181,3 +181,112 @@ def test_a_rate_limit_is_retried_and_a_refused_request_named(gemini: FakeLLMServ
 
 def _position() -> tuple[dict[str, Any], list[Any]]:
     return play_card_position()
+
+
+# Explicit context caching (cache=explicit): the rules text in a cachedContents resource.
+
+def test_explicit_caching_makes_one_cache_names_it_and_costs_what_the_fake_bills(
+        gemini: FakeLLMServer, tmp_path: Path) -> None:
+    g = game(f"llm:google:gemini-2.5-flash,cache=explicit,base_url={gemini.url}",
+             tmp_path / "g.jsonl")
+    calls, model = g["calls"], gemini.responder
+    assert isinstance(model, GeminiModel)
+    assert all(not m["details"]["llm"].get("fallback") for m in g["moves"])
+    assert [r["path"] for r in gemini.requests].count("/v1beta/cachedContents") == 1
+    made = next(r["body"] for r in gemini.requests if r["path"].endswith("/cachedContents"))
+    assert made["ttl"] == "3600s" and made["model"].endswith("gemini-2.5-flash")
+    # every call names the cache and sends no rules text of its own (Google refuses both)
+    assert all(field(b, "cachedContent") == "cachedContents/c1" for b in model.bodies)
+    assert all(not field(b, "systemInstruction") for b in model.bodies)
+    size = model.caches["cachedContents/c1"]["tokens"]
+    assert calls[0]["cache_write_tokens"] == size and calls[0]["cached_tokens"] == 0
+    assert all(c["cached_tokens"] == size and not c.get("cache_write_tokens")
+               for c in calls[1:])
+    ours, billed = sum(c["cost_usd"] for c in calls), sum(model.billed)
+    assert abs(ours - billed) <= 0.02 * billed  # creation and the hour's storage included
+
+
+def test_explicit_caching_with_tools_caches_the_tools_too(gemini: FakeLLMServer) -> None:
+    view, legal = _position()
+    agent = make_agent(f"llm:google:gemini-3-flash-preview,tools=on,cache=explicit,"
+                       f"base_url={gemini.url}")
+    d = agent.choose(view, legal, random.Random(0))
+    assert not d.details["llm"].get("fallback") and d.move in legal
+    model = gemini.responder
+    assert isinstance(model, GeminiModel)
+    cache = model.caches["cachedContents/c1"]
+    assert "make_move" in [f["name"] for f in field(cache["tools"][0], "functionDeclarations")]
+    assert all("tools" not in b and field(b, "cachedContent") for b in model.bodies)
+
+
+def test_a_cache_is_made_anew_before_its_hour_ends_and_each_making_is_billed(
+        gemini: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    from duel.agents.llm.providers import google_genai
+
+    now = [1000.0]
+    monkeypatch.setattr(google_genai, "_clock", lambda: now[0])
+    view, legal = _position()
+    agent = make_agent(f"llm:google:gemini-2.5-flash,cache=explicit,base_url={gemini.url}")
+    first = agent.choose(view, legal, random.Random(0)).details["llm"]["calls"][0]
+    now[0] += google_genai.CACHE_TTL_S - 30  # within the last minute of its TTL
+    second = agent.choose(view, legal, random.Random(0)).details["llm"]["calls"][0]
+    assert [r["path"] for r in gemini.requests].count("/v1beta/cachedContents") == 2
+    assert first["cache_write_tokens"] == second["cache_write_tokens"] > 1000
+    assert field(gemini.requests[-1]["body"], "cachedContent") == "cachedContents/c2"
+
+
+def test_a_cache_made_before_a_failed_call_is_recorded_by_the_next_reply(
+        gemini: FakeLLMServer) -> None:
+    view, legal = _position()
+    agent = make_agent(f"llm:google:gemini-2.5-flash,cache=explicit,backoff=0,"
+                       f"base_url={gemini.url}")
+    real = gemini.responder
+    failed: list[bool] = []
+
+    class FailOnce:
+        routes = GeminiModel.routes
+        route = real.route  # type: ignore[union-attr]
+
+        def __call__(self, body: dict[str, Any]) -> Scripted:
+            if not failed:
+                failed.append(True)
+                return Scripted({"error": {"code": 503, "message": "overloaded",
+                                           "status": "UNAVAILABLE"}}, 503)
+            return real(body)  # type: ignore[misc]
+
+    gemini.responder = FailOnce()
+    calls = agent.choose(view, legal, random.Random(0)).details["llm"]["calls"]
+    assert [c["category"] for c in calls] == ["TRANSPORT", "OK"]
+    assert calls[1]["cache_write_tokens"] > 1000  # the making is billed once, not lost
+
+
+def test_a_text_too_small_to_cache_goes_uncached_and_says_so(
+        gemini: FakeLLMServer, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import helpers.fake_gemini_server as fake
+
+    monkeypatch.setattr(fake, "MIN_CACHE", 10**9)
+    view, legal = _position()
+    agent = make_agent(f"llm:google:gemini-2.5-flash,cache=explicit,base_url={gemini.url}")
+    for _ in range(2):
+        d = agent.choose(view, legal, random.Random(0))
+        assert not d.details["llm"].get("fallback")
+    assert capsys.readouterr().err.count("Google will not cache this text") == 1
+    model = gemini.responder
+    assert isinstance(model, GeminiModel)
+    assert all(field(b, "systemInstruction") and not field(b, "cachedContent")
+               for b in model.bodies)
+    assert [r["path"] for r in gemini.requests].count("/v1beta/cachedContents") == 1
+
+
+@pytest.mark.parametrize(("spec", "words"), [
+    ("llm:google:gemini-2.5-flash,cache=always", "cache must be implicit .* or explicit"),
+    ("llm:openai:gpt-5-mini,cache=explicit", "llm:openai takes no cache=; it applies to "
+                                             "llm:google"),
+])
+def test_cache_options_are_checked_before_any_call(
+        monkeypatch: pytest.MonkeyPatch, spec: str, words: str) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with pytest.raises(SpecError, match=words):
+        make_agent(spec)

@@ -16,10 +16,10 @@ torch = pytest.importorskip("torch")
 from duel.agents.spec import make_agent  # noqa: E402
 from duel.engine import new_game, swap_move  # noqa: E402
 from duel.errors import SpecError  # noqa: E402
+from duel.learning.rl.dqn import NEG, Config, QNet, Replay, Trainer, play_episode, train  # noqa: E402
+from duel.learning.rl.encoding import A_SELECT, N_ACTIONS, OBS_SIZE, action_mask, encode_view  # noqa: E402
+from duel.learning.rl.policy import DQNAgent, QModel, masked_argmax, shipped_model  # noqa: E402
 from duel.match import play_match  # noqa: E402
-from duel.rl.dqn import NEG, Config, QNet, Replay, Trainer, play_episode, train  # noqa: E402
-from duel.rl.encoding import A_SELECT, N_ACTIONS, OBS_SIZE, action_mask, encode_view  # noqa: E402
-from duel.rl.policy import DQNAgent, QModel, masked_argmax, shipped_model  # noqa: E402
 
 TINY = dict(teacher="rule", demo_episodes=4, pretrain_steps=30, episodes=6, eval_every=3,
             eval_games=2, jobs=1, batch=16, buffer=4000, updates_per_episode=2, hidden=64)
@@ -144,7 +144,7 @@ def test_the_dqn_agent_plays_legal_games_with_a_model_file(run_dir: Path) -> Non
 
 
 def test_the_shipped_model_loads_and_plays() -> None:
-    assert shipped_model().is_file(), "the package ships duel/rl/models/dqn.onnx"
+    assert shipped_model().is_file(), "the package ships duel/learning/rl/models/dqn.onnx"
     agent = make_agent("dqn")
     assert isinstance(agent, DQNAgent)
     assert agent.model.q_values(np.zeros(OBS_SIZE, np.float32)).shape == (1, N_ACTIONS)

@@ -18,8 +18,8 @@ from duel.engine import InfoSet, Move, new_game, seat_view, swap_move
 from duel.engine.moves import MoveKind
 from duel.engine.perspective import Perspective
 from duel.engine.state import GameState
-from duel.rl.encoding import A_START, N_ACTIONS, action_of, encode_view, move_of
-from duel.rl.envs import (
+from duel.learning.rl.encoding import A_START, N_ACTIONS, action_of, encode_view, move_of
+from duel.learning.rl.envs import (
     AGENTS,
     DuelAECEnv,
     DuelEnv,

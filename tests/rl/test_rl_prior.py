@@ -12,7 +12,14 @@ import pytest
 from duel.agents.rule_based import preferences
 from duel.engine import InfoSet, new_game, seat_view, swap_move
 from duel.engine.perspective import Perspective
-from duel.rl.encoding import A_SELECT, N_ACTIONS, PRIOR_START, action_mask, action_of, encode_view
+from duel.learning.rl.encoding import (
+    A_SELECT,
+    N_ACTIONS,
+    PRIOR_START,
+    action_mask,
+    action_of,
+    encode_view,
+)
 
 
 def _mover_positions(seeds: range):  # type: ignore[no-untyped-def]
@@ -57,8 +64,8 @@ def test_a_seat_not_to_move_has_no_prior() -> None:
 
 torch = pytest.importorskip("torch")
 
-from duel.rl.demos import teacher_episode  # noqa: E402
-from duel.rl.dqn import Config, Trainer  # noqa: E402
+from duel.learning.rl.demos import teacher_episode  # noqa: E402
+from duel.learning.rl.dqn import Config, Trainer  # noqa: E402
 
 
 def test_a_searching_teacher_records_its_root_statistics() -> None:

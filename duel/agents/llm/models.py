@@ -23,8 +23,10 @@ ANTHROPIC_PRICING = "https://docs.claude.com/en/docs/about-claude/pricing"
 GOOGLE_PRICING = "https://ai.google.dev/gemini-api/docs/pricing"
 # Gemini's prices: the paid tier's, for prompts up to 200k tokens (a turn is ~12k), read on
 # GEMINI_PRICES_READ from copies of Google's page (no direct read was possible here); Google
-# bills implicit cache hits at a tenth of the input price and no cache writes.
+# bills implicit cache hits at a tenth of the input price and no cache writes; an explicit
+# cache's storage at $1.00 (Flash, Flash-Lite) or $4.50 (Pro) a million tokens an hour.
 GEMINI_PRICES_READ = "2026-12-02"
+CACHE_HOURS = 1  # the TTL of an explicit Gemini cache duel makes (google_genai.CACHE_TTL_S)
 GEMINI_NOTE = "<=200k-token prompts; read from copies of Google's page, not the page itself"
 # Anthropic's documented cache multipliers for Claude 4: reads at 0.1x input, 5-minute writes at
 # 1.25x. The 5th generation publishes its own cache-read prices, and they are not 0.1x
@@ -147,16 +149,22 @@ def _claude5(prefix: str, inp: float | None, out: float | None,
                        vision=True, exact_name=True)
 
 
-def _gemini(prefix: str, inp: float, out: float, cached: float, levels: tuple[str, ...] = (),
-            default: str = "reasoning_effort=high") -> ModelFamily:
+def _gemini(prefix: str, inp: float, out: float, cached: float, storage: float,
+            levels: tuple[str, ...] = (), default: str = "reasoning_effort=high") -> ModelFamily:
     """Gemini 2.5 and 3: 1M context, 64K output, thinking on by default (its summaries on
     request); Gemini 3 takes a thinking level (`levels`, reasoning_effort=), 2.5 a budget
-    (thinking=N: `thinking` True). No temperature is sent (Google advises 1.0 for Gemini 3)."""
+    (thinking=N: `thinking` True). No temperature is sent (Google advises 1.0 for Gemini 3).
+    `storage`: an explicit cache's storage, dollars a million tokens an hour."""
     return ModelFamily(prefix, "google", True, False, "max_output_tokens", "json_schema", True,
                        1_048_576, 65_536, thinking=not levels, efforts=levels,
                        default_reasoning=default,
+                       # implicit caching writes nothing; a write is an explicit cache made
+                       # (cache=explicit): its creation at the input price, as Google's answer
+                       # on billing says, its one-hour TTL's storage, and the read by the call
+                       # that made it (providers/google_genai.py)
                        prices={"input": inp, "output": out, "cached_input": cached,
-                               "cache_write_input": inp},  # no cache writes billed
+                               "cache_write_input": round(inp + storage * CACHE_HOURS + cached,
+                                                          6)},
                        price_source=GOOGLE_PRICING, price_checked=GEMINI_PRICES_READ,
                        price_note=GEMINI_NOTE, vision=True)
 
@@ -197,11 +205,11 @@ FAMILIES: tuple[ModelFamily, ...] = (
     _claude("claude-opus-4-1", 32_000, 15.00, 75.00),
     _claude("claude-opus-4", 32_000, 15.00, 75.00),
     _claude("claude-sonnet-4", 64_000, 3.00, 15.00),
-    _gemini("gemini-3.1-pro-preview", 2.00, 12.00, 0.20, ("low", "high")),
-    _gemini("gemini-3-flash-preview", 0.50, 3.00, 0.05, ("minimal", "low", "medium", "high")),
-    _gemini("gemini-2.5-pro", 1.25, 10.00, 0.125, default="thinking=dynamic"),
-    _gemini("gemini-2.5-flash", 0.30, 2.50, 0.03, default="thinking=dynamic"),
-    _gemini("gemini-2.5-flash-lite", 0.10, 0.40, 0.01, default="thinking=off"),
+    _gemini("gemini-3.1-pro-preview", 2.00, 12.00, 0.20, 4.50, ("low", "high")),
+    _gemini("gemini-3-flash-preview", 0.50, 3.00, 0.05, 1.00, ("minimal", "low", "medium", "high")),
+    _gemini("gemini-2.5-pro", 1.25, 10.00, 0.125, 4.50, default="thinking=dynamic"),
+    _gemini("gemini-2.5-flash", 0.30, 2.50, 0.03, 1.00, default="thinking=dynamic"),
+    _gemini("gemini-2.5-flash-lite", 0.10, 0.40, 0.01, 1.00, default="thinking=off"),
 )
 
 # The shipped local model (llama.cpp on loopback, its context as duel starts it): free.

@@ -68,7 +68,8 @@ def _check_reasoning(kind: ProviderKind, params: dict[str, Any]) -> None:
                         f"{_applies('thinking_form')}")
     for option, given in (("provider", params["provider"] is not None),
                           ("server", params["server"] is not None),
-                          ("api", bool(params["api"]))):
+                          ("api", bool(params["api"])),
+                          ("cache", params["cache"] is not None)):
         if given and option not in kind.options:
             raise SpecError(f"llm:{name} takes no {option}=; it applies to {_applies(option)}")
     if kind.check:
@@ -131,7 +132,8 @@ def _provider(kind: ProviderKind, target: str, params: dict[str, Any]) -> Any:
         example = kind.example or "MODEL"
         raise SpecError(f"llm:{kind.name} needs a model, e.g. llm:{kind.name}:{example}")
     return kind.builder()(target, BuildOptions(params["mode"], params["base_url"] or None,
-                                               params["timeout"], params["api"]))
+                                               params["timeout"], params["api"],
+                                               params["cache"] or ""))
 
 
 def _server(settings: Settings, kind: ProviderKind, provider: Any, server: str | None,

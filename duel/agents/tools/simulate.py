@@ -14,33 +14,17 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from duel.engine import CARDS, GameState, InfoSet, Move
+from duel.engine import CARDS, GameState, InfoSet, Move, steps
 from duel.engine.data import CARD_IDS, CHAIN_FROM, COLOR_NAMES, TOKEN_NAMES, WONDER_IDS, WONDERS
 from duel.engine.moves import MoveKind
-from duel.engine.steps import (
-    BUILD_FROM_DISCARD,
-    CHOOSE_LIBRARY_TOKEN,
-    CHOOSE_START,
-    CHOOSE_TOKEN,
-    DESTROY_BROWN,
-    DESTROY_GREY,
-    GAME_END,
-    LOOT2_P1,
-    LOOT2_P2,
-    LOOT5_P1,
-    LOOT5_P2,
-    PLAY_CARD,
-    STEP_NAMES,
-    WONDER_SELECTION,
-)
 from duel.prompts.reference import card_effect, wonder_effect
 
 from .words import ME, THEM, move_text
 
 _AGES = {1: "I", 2: "II", 3: "III"}
 # Loot bits of the view's labels: the opponent is player 1, the seat player 2.
-_LOOT = ((LOOT2_P1, "your opponent", 2), (LOOT5_P1, "your opponent", 5),
-         (LOOT2_P2, "you", 2), (LOOT5_P2, "you", 5))
+_LOOT = ((steps.LOOT2_P1, "your opponent", 2), (steps.LOOT5_P1, "your opponent", 5),
+         (steps.LOOT2_P2, "you", 2), (steps.LOOT5_P2, "you", 5))
 
 
 def simulate(info: InfoSet, move: Move, rng: random.Random | None = None) -> dict[str, Any]:
@@ -62,7 +46,7 @@ def simulate(info: InfoSet, move: Move, rng: random.Random | None = None) -> dic
     notes = _notes(before, after)
     if notes:
         out["notes"] = notes
-    if after.step == GAME_END:
+    if after.step == steps.GAME_END:
         winner = after.winner
         out["game_over"] = {"winner": "you" if winner == ME else "your opponent"
                             if winner == THEM else None, "victory": after.victory,
@@ -126,7 +110,7 @@ def _uncovered(info: InfoSet, before: GameState, after: GameState,
                move: Move) -> list[dict[str, Any]]:
     """The slots the move frees: a face-up card by name, a face-down one as unknown (it turns
     face up at the end of the turn)."""
-    if after.age != before.age or before.step != PLAY_CARD:
+    if after.age != before.age or before.step != steps.PLAY_CARD:
         return []
     hidden = {slot for slot, _ in info.hidden_slots}
     freed = after.accessible & ~before.accessible
@@ -145,7 +129,7 @@ def _notes(before: GameState, after: GameState) -> list[str]:
     notes = []
     if before.wonders_built < 7 <= after.wonders_built:
         notes.append("seven wonders are built: every unbuilt wonder leaves the game")
-    if before.step == PLAY_CARD and after.age == before.age and after.remaining == 0:
+    if before.step == steps.PLAY_CARD and after.age == before.age and after.remaining == 0:
         notes.append(f"the last card of Age {_AGES[before.age]}")
     return notes
 
@@ -153,40 +137,40 @@ def _notes(before: GameState, after: GameState) -> list[str]:
 def _next(info: InfoSet, before: GameState, after: GameState) -> dict[str, Any]:
     mover = "you" if after.current == ME else "your opponent"
     step = after.step
-    if step == WONDER_SELECTION:
+    if step == steps.WONDER_SELECTION:
         text = f"{mover} pick{'s' if mover != 'you' else ''} the next wonder"
         if before.draft_pick < 4 <= after.draft_pick:
             text += "; the draft's second round of four wonders is revealed (unknown now)"
-    elif step == PLAY_CARD:
-        if before.step == CHOOSE_START:
+    elif step == steps.PLAY_CARD:
+        if before.step == steps.CHOOSE_START:
             text = f"{mover} start{'s' if mover != 'you' else ''} Age {_AGES[after.age]}"
-        elif after.current == before.current == ME and before.step != WONDER_SELECTION:
+        elif after.current == before.current == ME and before.step != steps.WONDER_SELECTION:
             text = "you play again"
-        elif before.step == WONDER_SELECTION:
+        elif before.step == steps.WONDER_SELECTION:
             text = f"the draft is over; {mover} take{'s' if mover != 'you' else ''} the " \
                    "first card of Age I"
         else:
             text = "your turn" if mover == "you" else "your opponent's turn"
-    elif step == CHOOSE_TOKEN:
+    elif step == steps.CHOOSE_TOKEN:
         names = [TOKEN_NAMES[t] for t in after.tokens_board]
         text = f"a pair of science symbols: you choose a progress token of {names}"
-    elif step in (DESTROY_BROWN, DESTROY_GREY):
-        colour = "brown" if step == DESTROY_BROWN else "grey"
+    elif step in (steps.DESTROY_BROWN, steps.DESTROY_GREY):
+        colour = "brown" if step == steps.DESTROY_BROWN else "grey"
         names = [CARDS[c].name for c in after.players[THEM].cards
                  if COLOR_NAMES[CARDS[c].color].lower() == colour]
         text = f"you destroy one of your opponent's {colour} cards: {names}"
-    elif step == CHOOSE_LIBRARY_TOKEN:
+    elif step == steps.CHOOSE_LIBRARY_TOKEN:
         box = sorted(TOKEN_NAMES[t] for t in info.box_pool)
         text = ("you choose one of three progress tokens drawn at random from the box"
                 + (f" (it holds {box})" if info.template.open_box else ""))
-    elif step == BUILD_FROM_DISCARD:
+    elif step == steps.BUILD_FROM_DISCARD:
         names = [CARDS[c].name for c in after.discard]
         text = f"you build a card of the discard pile for free: {names}"
-    elif step == CHOOSE_START:
+    elif step == steps.CHOOSE_START:
         text = (f"Age {_AGES[before.age]} ends; {mover} choose{'s' if mover != 'you' else ''} "
                 f"who starts Age {_AGES[after.age]}, whose structure is laid out (its face-up "
                 "cards unknown until then)")
     else:
-        text = STEP_NAMES[step]
-    return {"step": STEP_NAMES[step], "to_move": mover, "text": text}
+        text = steps.STEP_NAMES[step]
+    return {"step": steps.STEP_NAMES[step], "to_move": mover, "text": text}
 

@@ -30,7 +30,7 @@ from duel.engine.data import (
 from duel.engine.moves import MoveKind
 from duel.errors import InvalidMoveError
 from duel.prompts.reference import card_effect, wonder_effect
-from duel.words import TOKEN_TEXT
+from duel.words.cards import TOKEN_TEXT
 
 from .status import YOU
 

@@ -18,6 +18,13 @@
 - Usage is `usageMetadata`: `promptTokenCount` (the cached part included),
   `cachedContentTokenCount` (Gemini caches a repeated prefix by itself, implicit caching),
   `candidatesTokenCount` plus `thoughtsTokenCount` as output (thoughts bill as output).
+- `cache=explicit`: the rules text (with the tools and tool config, which a cached request may
+  not send beside it) goes once into a `cachedContents` resource of a one-hour TTL, and each
+  call names it (`cachedContent`): the cost saving Google guarantees, where implicit caching
+  only may hit. The call that made a cache records its tokens as cache writes, priced as
+  creation (input price), the hour's storage and that call's read (models.py); a cache is made
+  anew a minute before its hour ends. A text under the model's minimum for a cache is refused
+  by Google: that call goes uncached and the refusal is said once on stderr.
 - The key is GEMINI_API_KEY; `base_url=` goes to the SDK's `HttpOptions(base_url=...)`. The
   SDK's own retries are off (its default): duel retries transport failures and records each.
   Calls are not streamed: `timeout=` bounds the whole call.
@@ -26,10 +33,14 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import sys
+import time
+from dataclasses import dataclass
 from typing import Any
 
-from duel.agents.llm.models import ANSWER_TOKENS, ModelFamily, family
+from duel.agents.llm.models import ANSWER_TOKENS, CACHE_HOURS, ModelFamily, family
 from duel.agents.llm.providers.base import (
     TOOL_DESCRIPTION,
     TOOL_NAME,
@@ -48,6 +59,10 @@ from duel.errors import LLMConfigError, SpecError, TransportError
 NAME = "google"
 API_VERSION = "v1beta"
 TOKEN_PARAM = KINDS[NAME].caps.token_param
+CACHE_FORMS = ("implicit", "explicit")
+CACHE_TTL_S = CACHE_HOURS * 3600  # Google's default TTL, the hour models.py prices
+_clock = time.monotonic  # when a cache was made (a test moves it on an hour)
+RENEW_S = 60  # a cache is made anew this long before its TTL ends: no call names a gone one
 # finishReason values that mean the model (or its filter) declined, not a malformed reply
 DECLINED = ("SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECITATION")
 
@@ -58,7 +73,8 @@ def build(target: str, o: BuildOptions) -> GeminiProvider:
     fam = family(target)
     return GeminiProvider(target, key(KINDS[NAME].key_env, NAME), o.base_url,
                           o.mode or "json_schema",
-                          o.timeout, thinks=fam is None or fam.reasons)
+                          o.timeout, thinks=fam is None or fam.reasons,
+                          cache=o.cache or "implicit")
 
 
 def budget_form(model: str, fam: ModelFamily | None) -> bool:
@@ -67,6 +83,10 @@ def budget_form(model: str, fam: ModelFamily | None) -> bool:
 
 
 def check_options(params: dict[str, Any]) -> None:
+    cache = params.get("cache")
+    if cache is not None and cache not in CACHE_FORMS:
+        raise SpecError(f"llm:google: cache must be implicit (Gemini caches a repeated prefix "
+                        f"by itself) or explicit (a cachedContents resource), got {cache!r}")
     thinking = params["thinking"]
     if thinking is not None and thinking < -1:
         raise SpecError(f"llm:google: thinking is a budget of tokens (0 off on Flash, -1 "
@@ -91,6 +111,17 @@ def reasoning_family(fam: ModelFamily | None, model: str, params: dict[str, Any]
                         f"{', '.join(fam.efforts)}, got {effort!r}")
 
 
+@dataclass
+class _Cache:
+    """An explicit cache: its resource name, its tokens, when it was made (monotonic s), and
+    whether a reply has recorded its making yet (as cache writes)."""
+
+    name: str
+    tokens: int
+    made_at: float
+    recorded: bool = False
+
+
 class GeminiProvider:
     """The Gemini API; `thinks`: the model thinks (its thought summaries are asked for)."""
 
@@ -98,7 +129,8 @@ class GeminiProvider:
     caps = KINDS[NAME].caps
 
     def __init__(self, model: str, api_key: str, base_url: str | None = None,
-                 mode: str = "json_schema", timeout: float = 600.0, thinks: bool = True) -> None:
+                 mode: str = "json_schema", timeout: float = 600.0, thinks: bool = True,
+                 cache: str = "implicit") -> None:
         from google import genai
         from google.genai import types
 
@@ -107,6 +139,9 @@ class GeminiProvider:
         self.thinks = thinks
         self.timeout = timeout
         self.base_url = base_url or ""
+        self.cache = cache
+        self._caches: dict[str, _Cache] = {}  # explicit caching: one per (rules text, tools)
+        self._uncachable: set[str] = set()  # what Google refused to cache (too small)
         self._types = types
         # v1beta: where Google documents generateContent with responseJsonSchema, thinking
         # levels and thought signatures (the SDK's own default version may differ)
@@ -160,9 +195,12 @@ class GeminiProvider:
                        tools: list[dict[str, Any]] | None = None) -> Reply:
         s = settings or self.defaults()
         types = self._types
+        built = self.config(system, max_tokens, temperature, schema, s, tools)
+        made: _Cache | None = None
+        if self.cache == "explicit":
+            built, made = await self._use_cache(built)
         try:
-            config = types.GenerateContentConfig.model_validate_json(json.dumps(
-                self.config(system, max_tokens, temperature, schema, s, tools)))
+            config = types.GenerateContentConfig.model_validate_json(json.dumps(built))
             contents = [types.Content.model_validate_json(json.dumps(c))
                         for c in contents_of(messages)]
         except ValueError as exc:  # what duel built, refused by the SDK's own types: no call
@@ -174,9 +212,62 @@ class GeminiProvider:
         except Exception as exc:  # noqa: BLE001 - mapped to our three kinds, or re-raised
             raise self._classify(exc) from exc
         try:
-            return reply(resp, "tools" if tools is not None else s.mode)
+            out = reply(resp, "tools" if tools is not None else s.mode)
         except (AttributeError, TypeError, ValueError, IndexError) as exc:
             raise TransportError(f"{self.name}: malformed response: {exc}") from exc
+        if made is not None and not made.recorded:
+            # the first reply read from a new cache records its making: those tokens are
+            # writes, not reads (a call that failed before this left it unrecorded)
+            moved = min(made.tokens, out.cached_tokens)
+            out.cached_tokens -= moved
+            out.cache_write_tokens = moved
+            made.recorded = True
+        return out
+
+    async def _use_cache(self, built: dict[str, Any]) -> tuple[dict[str, Any], _Cache | None]:
+        """`built` naming the explicit cache of its rules text, tools and tool config (made
+        here when there is none or its hour is nearly over) instead of sending them, and that
+        cache. A text Google will not cache goes as it is."""
+        cached = {k: built[k] for k in ("systemInstruction", "tools", "toolConfig") if k in built}
+        key = hashlib.sha256(json.dumps(cached, sort_keys=True).encode()).hexdigest()
+        if key in self._uncachable:
+            return built, None
+        entry = self._caches.get(key)
+        if entry is None or _clock() - entry.made_at > CACHE_TTL_S - RENEW_S:
+            entry = await self._create_cache(key, cached)
+            if entry is None:
+                return built, None
+        rest = {k: v for k, v in built.items() if k not in cached}
+        return {**rest, "cachedContent": entry.name}, entry
+
+    async def _create_cache(self, key: str, cached: dict[str, Any]) -> _Cache | None:
+        """A `cachedContents` resource of `cached` (REST spelling), or None where Google
+        refuses it as too small for the model (said once; the calls then go uncached)."""
+        from google.genai import errors
+
+        config = self._types.CreateCachedContentConfig.model_validate_json(json.dumps(
+            {**cached, "ttl": f"{CACHE_TTL_S}s", "displayName": "duel rules " + key[:12]}))
+        try:
+            made = await self._client.aio.caches.create(model=self.model, config=config)
+        except errors.ClientError as exc:
+            if exc.code == 400 and "too small" in str(exc.message or "").lower():
+                self._uncachable.add(key)
+                print(f"duel: llm:google:{self.model}: cache=explicit: Google will not cache "
+                      f"this text ({str(exc.message)[:200]}); these calls go uncached "
+                      "(implicit caching may still hit)", file=sys.stderr)
+                return None
+            raise self._classify(exc) from exc
+        except Exception as exc:  # noqa: BLE001 - mapped to our three kinds, or re-raised
+            raise self._classify(exc) from exc
+        usage = made.usage_metadata
+        if not made.name:
+            raise TransportError(f"{self.name}: the cache made for the rules text came back "
+                                 "without a name")
+        entry = _Cache(made.name, (usage.total_token_count or 0) if usage is not None else 0,
+                       _clock())
+        self._caches[key] = entry
+        return entry
+
 
     def _classify(self, exc: Exception) -> Exception:
         """The SDK's errors as duel's kinds: its APIError by HTTP status; a timeout, a failed

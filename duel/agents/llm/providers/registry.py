@@ -20,12 +20,13 @@ _HERE = "duel.agents.llm.providers"
 @dataclass(frozen=True)
 class BuildOptions:
     """What a builder gets besides the spec's text after ``PROVIDER:``: the options that
-    change the client (mode=, base_url=, timeout=, api=), as the spec gave them."""
+    change the client (mode=, base_url=, timeout=, api=, cache=), as the spec gave them."""
 
     mode: str = ""
     base_url: str | None = None
     timeout: float = 600.0
     api: str = ""
+    cache: str = ""
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ KINDS: dict[str, ProviderKind] = {kind.name: kind for kind in (
         options=("server",), endpoint_in_target=True),
     ProviderKind("google", f"{_HERE}.google_genai:build", Capabilities(
         token_param="max_output_tokens", reasoning=("reasoning_effort", "thinking")),
-        "GEMINI_API_KEY", "gemini-2.5-flash", max_output=65_536,
+        "GEMINI_API_KEY", "gemini-2.5-flash", ("cache",), max_output=65_536,
         check=f"{_HERE}.google_genai:check_options",
         reasoning_family=f"{_HERE}.google_genai:reasoning_family"),
     ProviderKind("local", f"{_HERE}.local:build", Capabilities(

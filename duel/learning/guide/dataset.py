@@ -1,7 +1,7 @@
 """Training examples from self-play games: each decision's position (encoded from the mover's
 side), its legal moves, the search's policy target and the game's result.
 
-A game is re-played from its deal's seed and moves (`duel.guide.selfplay`); every position
+A game is re-played from its deal's seed and moves (`duel.learning.guide.selfplay`); every position
 where the mover had a choice becomes one example:
 
 - **policy target**: the improved policy the guided search recorded (Gumbel's
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from duel.agents.guided.features import encode, moves_slots
 from duel.engine import new_game
-from duel.guide.features import encode, moves_slots
-from duel.guide.selfplay import GameRecord
+from duel.learning.guide.selfplay import GameRecord
 
 MAX_MOVES = 96  # legal moves per position kept (the most seen in self-play is about 60)
 

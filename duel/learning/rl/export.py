@@ -6,8 +6,8 @@ from pathlib import Path
 
 import torch
 
-from duel.rl.encoding import OBS_SIZE
-from duel.rl.network import QNet
+from duel.learning.rl.encoding import OBS_SIZE
+from duel.learning.rl.network import QNet
 
 
 def export_onnx(net: QNet, path: Path) -> None:

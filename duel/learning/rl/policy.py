@@ -16,13 +16,13 @@ import numpy as np
 from duel.agents.base import Decision
 from duel.engine import Move
 from duel.errors import SpecError
-from duel.rl.encoding import action_mask, action_of, encode_view, move_of
+from duel.learning.rl.encoding import action_mask, action_of, encode_view, move_of
 
 SHIPPED = "dqn.onnx"
 
 
 def shipped_model() -> Path:
-    return Path(str(resources.files("duel.rl").joinpath("models", SHIPPED)))
+    return Path(str(resources.files("duel.learning.rl").joinpath("models", SHIPPED)))
 
 
 def _shown(path: Path) -> str:

@@ -2,10 +2,10 @@
 generation (AlphaZero's loop, sized for a 2-core machine).
 
 1. **Bootstrap** (generation 0): self-play games of today's ISMCTS (`bootstrap_spec`), each
-   searched decision's root visits recorded (`duel.guide.selfplay`).
+   searched decision's root visits recorded (`duel.learning.guide.selfplay`).
 2. **Train** net 0 on them: policy cross-entropy against the search's targets, value
-   cross-entropy against the mixed result (`duel.guide.dataset`), Adam, a held-out tenth of the
-   games for the curves.
+   cross-entropy against the mixed result (`duel.learning.guide.dataset`), Adam, a held-out
+   tenth of the games for the curves.
 3. **Generation k** (1..`generations`): self-play of the search guided by net k-1
    (`guided_spec`, Gumbel root: its improved policy is the target), then net k trained from
    net k-1 on the last `window` generations' games.
@@ -33,11 +33,11 @@ from typing import Any
 
 import numpy as np
 
+from duel.agents.guided.features import N_FEATURES, N_POLICY
 from duel.errors import UsageError
-from duel.guide.config import GuideConfig
-from duel.guide.dataset import MAX_MOVES, Examples, concat, examples
-from duel.guide.features import N_FEATURES, N_POLICY
-from duel.guide.selfplay import generate, read_games
+from duel.learning.guide.config import GuideConfig
+from duel.learning.guide.dataset import MAX_MOVES, Examples, concat, examples
+from duel.learning.guide.selfplay import generate, read_games
 
 Progress = Callable[[str], object]
 
@@ -120,7 +120,7 @@ def train_net(cfg: GuideConfig, games: list[Any], net_dir: Path, init: Path | No
     weights if given), export it, and return its curve point."""
     import torch
 
-    from duel.guide.net import GuideNet, export
+    from duel.learning.guide.net import GuideNet, export
 
     if not games:
         raise UsageError("no self-play games to learn from")

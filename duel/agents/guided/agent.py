@@ -1,4 +1,4 @@
-"""`mcts:guide=MODEL`: the search guided by the learned network (duel.guide.search's tree).
+"""`mcts:guide=MODEL`: the search guided by the learned network (duel.agents.guided.search's tree).
 
 The root is the seat's information set (`InfoSet.from_view`): every simulation deals its hidden
 cards afresh; nothing else of the game reaches the search. Two ways to spend the budget at the
@@ -27,12 +27,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from duel.agents.base import Decision
+from duel.agents.guided.reuse import follow, public_key, usable
+from duel.agents.guided.runtime import load_guide
+from duel.agents.guided.search import GNode, Params, expand, simulate
 from duel.agents.mcts import immediate_win, no_cyclic_gc, public_sample
 from duel.engine import GameState, InfoSet, Move
 from duel.errors import SpecError
-from duel.guide.reuse import follow, public_key, usable
-from duel.guide.runtime import load_guide
-from duel.guide.search import GNode, Params, expand, simulate
 
 GUMBEL_BELOW = 2000  # root=auto: Gumbel up to this many simulations per move
 C_VISIT = 50.0  # sigma's constants (the paper's, for values in [0, 1])
@@ -82,7 +82,7 @@ class GuidedAgent:
         self._rng = random.Random(seed) if seed >= 0 else None
         self.reuse = reuse == 1
         # The node of the move chosen last, a sample of the position after it, and the seat
-        # (duel.guide.reuse).
+        # (duel.agents.guided.reuse).
         self._last: tuple[GNode, GameState, int] | None = None
 
     def choose(self, view: dict[str, Any], legal: Sequence[Move],
@@ -152,7 +152,8 @@ class GuidedAgent:
 
     def _kept(self, last: tuple[GNode, GameState, int] | None, base: GameState,
               moves: list[Move]) -> GNode | None:
-        """The last search's node for this position, detached, or None (duel.guide.reuse)."""
+        """The last search's node for this position, detached, or None
+        (duel.agents.guided.reuse)."""
         if last is None:
             return None
         child, after, me = last

@@ -7,7 +7,7 @@ from typing import Final
 import torch
 from torch import nn
 
-from duel.rl.encoding import (
+from duel.learning.rl.encoding import (
     A_BUILD,
     A_DISCARD,
     A_SELECT,

@@ -1,5 +1,5 @@
 """The trainer: networks, buffers and counters, the losses, acting, checkpoints and the phases
-of a run (demonstrations, pre-training, RL episodes). `duel.rl.dqn.train` drives it."""
+of a run (demonstrations, pre-training, RL episodes). `duel.learning.rl.dqn.train` drives it."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from duel.rl.config import Config
-from duel.rl.demos import map_episodes, teacher_episode
-from duel.rl.episodes import Episode, play_episode
-from duel.rl.network import QNet
-from duel.rl.replay import Replay, concat_batches
+from duel.learning.rl.config import Config
+from duel.learning.rl.demos import map_episodes, teacher_episode
+from duel.learning.rl.episodes import Episode, play_episode
+from duel.learning.rl.network import QNet
+from duel.learning.rl.replay import Replay, concat_batches
 from duel.util.files import PARTIAL
 
 # What illegal actions hold before every max and argmax in the losses: far below any Q-value.
@@ -26,7 +26,7 @@ NEG: Final = -1e9
 
 
 class Trainer:
-    """Holds the networks, buffers and counters; `duel.rl.dqn.train` runs the phases with
+    """Holds the networks, buffers and counters; `duel.learning.rl.dqn.train` runs the phases with
     checkpoints under `out`."""
 
     def __init__(self, cfg: Config, out: Path) -> None:

@@ -1,10 +1,11 @@
 """The guide's network (PyTorch, for training) and its export: ONNX for onnxruntime, the same
-weights as arrays for the numpy path (duel.guide.runtime), and the metadata.
+weights as arrays for the numpy path (duel.agents.guided.runtime), and the metadata.
 
-Features in (:data:`~duel.guide.features.N_FEATURES`, sparse: mostly 0/1), a shared trunk of
-`depth` + 1 fully connected ReLU layers, then two heads: the policy, one logit per card-indexed
-output (:data:`~duel.guide.features.N_POLICY`; a move's logit is one output or the sum of two),
-and the value, a logit of the mover's expected score (win 1, draw 1/2, loss 0).
+Features in (:data:`~duel.agents.guided.features.N_FEATURES`, sparse: mostly 0/1), a shared
+trunk of `depth` + 1 fully connected ReLU layers, then two heads: the policy, one logit per
+card-indexed output (:data:`~duel.agents.guided.features.N_POLICY`; a move's logit is one
+output or the sum of two), and the value, a logit of the mover's expected score (win 1, draw
+1/2, loss 0).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from duel.guide.features import FEATURES_VERSION, N_FEATURES, N_POLICY
+from duel.agents.guided.features import FEATURES_VERSION, N_FEATURES, N_POLICY
 
 
 class GuideNet(nn.Module):

@@ -13,8 +13,8 @@ import numpy as np
 from duel.agents.spec import make_agent
 from duel.engine import Seat, new_game
 from duel.engine.perspective import Perspective
+from duel.learning.rl.encoding import action_mask, encode_view, move_of
 from duel.match import decide
-from duel.rl.encoding import action_mask, encode_view, move_of
 
 
 @dataclass

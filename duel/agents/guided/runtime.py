@@ -4,7 +4,8 @@ onnxruntime (no torch needed).
 A model is three files with one stem: ``NAME.onnx`` (the network, what onnxruntime runs),
 ``NAME.npz`` (the same weights as arrays, what the numpy path runs) and ``NAME.json`` (its
 metadata: the feature layout's version, sizes, how it was trained). ``guide=default`` is the one
-shipped in the package (``duel/guide/models/``); any other value is a path to a ``.onnx`` file.
+shipped in the package (``duel/agents/guided/models/``); any other value is a path to a
+``.onnx`` file.
 
 Both runtimes compute the same function (a test checks they agree). The numpy path exploits the
 sparse input: the first layer is the sum of the weight rows of the few hundred features present,
@@ -25,16 +26,16 @@ from typing import Any
 
 import numpy as np
 
+from duel.agents.guided.features import FEATURES_VERSION, N_FEATURES, N_POLICY, encode, moves_slots
 from duel.engine import GameState, Move
 from duel.errors import SpecError
-from duel.guide.features import FEATURES_VERSION, N_FEATURES, N_POLICY, encode, moves_slots
 
 SHIPPED = "default"
 RUNTIMES = ("numpy", "onnx")
 
 
 def shipped_model() -> Path:
-    return Path(str(resources.files("duel.guide").joinpath("models", SHIPPED + ".onnx")))
+    return Path(str(resources.files("duel.agents.guided").joinpath("models", SHIPPED + ".onnx")))
 
 
 def model_path(name: str) -> Path:

@@ -1,8 +1,8 @@
 """The settings of one `duel train guide` run (no torch or numpy needed to read them: the CLI's
 defaults come from here).
 
-The defaults are the run that produced the shipped model (``duel/guide/models/default.onnx``);
-docs/guide.md gives its figures.
+The defaults are the run that produced the shipped model
+(``duel/agents/guided/models/default.onnx``); docs/guide.md gives its figures.
 """
 
 from __future__ import annotations

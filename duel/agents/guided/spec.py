@@ -27,6 +27,6 @@ def mcts_agent(**params: Any) -> Any:
     if extra:
         raise SpecError(f"mcts: {', '.join(extra)} is not a parameter of the guided search "
                         f"(guide=...)")
-    from duel.guide.agent import GuidedAgent
+    from duel.agents.guided.agent import GuidedAgent
 
     return GuidedAgent(**params)

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from duel.rl.encoding import N_ACTIONS, OBS_SIZE
-from duel.rl.episodes import Episode
+from duel.learning.rl.encoding import N_ACTIONS, OBS_SIZE
+from duel.learning.rl.episodes import Episode
 
 
 class Replay:

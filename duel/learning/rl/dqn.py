@@ -16,7 +16,7 @@ Illegal actions are masked before every max and argmax, in targets as in play.
 
 The parts live in modules named for their job: `config`, `network`, `episodes`, `demos`, `replay`,
 `trainer`, `export` and `plots`. Needs the ``train`` extra (PyTorch); playing the exported model
-needs only onnxruntime (`duel.rl.policy`).
+needs only onnxruntime (`duel.learning.rl.policy`).
 """
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ from pathlib import Path
 
 import torch
 
-from duel.rl.config import Config
-from duel.rl.episodes import Episode, play_episode
-from duel.rl.export import export_onnx
-from duel.rl.network import QNet
-from duel.rl.plots import plot_curve
-from duel.rl.replay import Replay
-from duel.rl.trainer import NEG, Trainer
+from duel.learning.rl.config import Config
+from duel.learning.rl.episodes import Episode, play_episode
+from duel.learning.rl.export import export_onnx
+from duel.learning.rl.network import QNet
+from duel.learning.rl.plots import plot_curve
+from duel.learning.rl.replay import Replay
+from duel.learning.rl.trainer import NEG, Trainer
 
 __all__ = ["NEG", "Config", "Episode", "QNet", "Replay", "Trainer", "export_onnx", "play_episode",
            "plot_curve", "train"]

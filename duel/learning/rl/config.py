@@ -1,8 +1,8 @@
 """The settings of one `duel train dqn` run.
 
-The defaults are the run that produced the shipped model (``duel/rl/models/dqn.onnx``): 600 games
-of an MCTS teacher, 6000 pre-training steps distilling its root values, and no RL episodes after
-them (they did not raise the score; see the README's section on the learned agent).
+The defaults are the run that produced the shipped model (``duel/learning/rl/models/dqn.onnx``):
+600 games of an MCTS teacher, 6000 pre-training steps distilling its root values, and no RL
+episodes after them (they did not raise the score; see the README's section on the learned agent).
 """
 
 from __future__ import annotations

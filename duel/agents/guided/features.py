@@ -9,7 +9,7 @@ one information set encodes alike (tests check it with twin states), and so does
 agent encodes ``InfoSet.from_view(view).sample(...)``.
 
 Features are (index, value) pairs, most of them 1.0: the network's first layer is then a sum of
-a few hundred weight rows (duel.guide.runtime), not a product with a dense vector of
+a few hundred weight rows (duel.agents.guided.runtime), not a product with a dense vector of
 :data:`N_FEATURES`. Everything is relative to the mover ("me" first, then the opponent), so one
 network plays either seat.
 

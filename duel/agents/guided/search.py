@@ -15,14 +15,14 @@ The cap (Stochastic MuZero, Antonoglou et al. 2022; ZeusAI, arXiv 2406.00741, at
 outcomes per reveal): a chance node holds at most `cap` outcomes; once full, a simulation whose
 sample reveals something else is sent down one of them instead, drawn in proportion to how often
 each was sampled, with the still-hidden cards of that outcome's stored state dealt afresh
-(`duel.guide.redeal`), so its deeper subtrees keep growing instead of thinning out over ever
+(`duel.agents.guided.redeal`), so its deeper subtrees keep growing instead of thinning out over ever
 new outcomes.
 
 Values are expected scores in [0, 1] (win 1, draw 1/2, loss 0); a node's `value` is the sum
 over its visits from the side of the player who made its move (`seat`).
 
 Plain typed Python compiled with mypyc like the engine; the network is reached through the
-`Evaluator` interface (duel.guide.runtime, never compiled).
+`Evaluator` interface (duel.agents.guided.runtime, never compiled).
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ import math
 import random
 from typing import Protocol
 
+from duel.agents.guided.redeal import redeal
 from duel.agents.mcts import Mast, rollout
 from duel.engine.data import CARDS, PURPLE
 from duel.engine.moves import Move
 from duel.engine.state import GameState
 from duel.engine.steps import CHOOSE_LIBRARY_TOKEN, GAME_END, WONDER_SELECTION
-from duel.guide.redeal import redeal
 
 
 class Evaluator(Protocol):

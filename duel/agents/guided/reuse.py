@@ -6,18 +6,18 @@ and a sample of the position after it; at the next decision it walks the tree fr
 the moves of the other seat that were searched, through the chance nodes' outcomes (each with
 its stored state), until a decision node's public state is the new view's: the same features,
 the same revealed cards, the same player to move. Every decision node of the guided tree stands
-for one public state (duel.guide.search), so that node's statistics and priors are exactly the
-new root's. When nothing matches (an outcome the search never sampled, a view from elsewhere)
-the search starts afresh. The walk reads public facts only; the samples' hidden cards never
-decide anything.
+for one public state (duel.agents.guided.search), so that node's statistics and priors are
+exactly the new root's. When nothing matches (an outcome the search never sampled, a view from
+elsewhere) the search starts afresh. The walk reads public facts only; the samples' hidden
+cards never decide anything.
 """
 
 from __future__ import annotations
 
+from duel.agents.guided.features import encode
+from duel.agents.guided.search import GNode, reveal_key
 from duel.engine import GameState, Move
 from duel.engine.steps import GAME_END
-from duel.guide.features import encode
-from duel.guide.search import GNode, reveal_key
 
 DEPTH = 6  # decisions of the other seat (and chance events) walked at most
 

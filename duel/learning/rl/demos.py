@@ -12,8 +12,8 @@ import numpy as np
 
 from duel.agents.mcts import MCTSAgent
 from duel.agents.spec import make_agent
-from duel.rl.encoding import N_ACTIONS, action_of
-from duel.rl.episodes import Episode, play_episode
+from duel.learning.rl.encoding import N_ACTIONS, action_of
+from duel.learning.rl.episodes import Episode, play_episode
 
 # One demonstration game: (deal seed, learner's seat 1 or 2, opponent spec, teacher spec).
 DemoJob = tuple[int, int, str, str]

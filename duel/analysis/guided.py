@@ -13,12 +13,12 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from duel.agents.guided.runtime import load_guide, model_path
+from duel.agents.guided.search import GNode, Params, expand, simulate
 from duel.agents.mcts import public_sample
 from duel.engine import InfoSet, Move
-from duel.guide.runtime import load_guide, model_path
-from duel.guide.search import GNode, Params, expand, simulate
 
-# The guided agent's defaults (duel.guide.agent.GuidedAgent).
+# The guided agent's defaults (duel.agents.guided.agent.GuidedAgent).
 C = 1.5
 FPU = 0.2
 CAP = 11

@@ -3,8 +3,8 @@ searched decision's root statistics recorded.
 
 A game is stored as its deal's seed, its moves (true labels) and, for each searched decision, the
 root's children (move, visits, mean value from the mover's side), then the result. The positions
-themselves are not stored: `duel.guide.dataset` re-plays the moves from the seed and encodes each
-position from the mover's side, so a change of encoding needs no new games.
+themselves are not stored: `duel.learning.guide.dataset` re-plays the moves from the seed and
+encodes each position from the mover's side, so a change of encoding needs no new games.
 
 Exploration: for the first `explore` searched decisions of a game the move is drawn in
 proportion to the root's visits (AlphaZero's temperature 1), then the most visited is played.

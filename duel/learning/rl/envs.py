@@ -2,7 +2,7 @@
 a PettingZoo AEC env (both seats).
 
 Observations and actions are always in the acting seat's own labels (the seat is ``player2``, as
-for an LLM and as in :mod:`duel.rl.encoding`), so one network can play either seat. Every
+for an LLM and as in :mod:`duel.learning.rl.encoding`), so one network can play either seat. Every
 observation is encoded from the seat's view, never from the true state, so hidden cards cannot
 leak into it; the true state is still exposed as ``env.state`` for tests and training tooling.
 """
@@ -22,19 +22,11 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]  # pettingzoo ship
 
 from duel.agents.base import Agent
 from duel.agents.spec import make_agent
-from duel.engine import GameState, Move, Result, Seat, new_game
+from duel.engine import GameState, Move, Result, Seat, data, new_game
 from duel.engine.data import (
     BROWN,
     CARDS,
-    GAIN_GUILD_MOST,
-    GAIN_PER_BROWN,
-    GAIN_PER_GREY,
-    GAIN_PER_RED,
-    GAIN_PER_WONDER,
-    GAIN_PER_YELLOW,
     GREY,
-    GUILD_COINS,
-    GUILD_WONDERS,
     PURPLE,
     RED,
     TOKEN_NAMES,
@@ -44,8 +36,7 @@ from duel.engine.data import (
 )
 from duel.engine.perspective import Perspective
 from duel.errors import ConflictError, IllegalMoveError, SpecError
-from duel.match import decide
-from duel.rl.encoding import (
+from duel.learning.rl.encoding import (
     COIN_SCALE,
     COLOR_SCALE,
     DISCARD_SCALE,
@@ -67,6 +58,7 @@ from duel.rl.encoding import (
     encode_view,
     move_of,
 )
+from duel.match import decide
 
 Obs = dict[str, npt.NDArray[Any]]
 IllegalPolicy = Literal["raise", "lose"]
@@ -112,13 +104,13 @@ def _observation_high() -> npt.NDArray[np.float32]:
     # the start, on discards, on builds (card effects, Urbanism's chain bonus), with wonders and
     # with Agriculture/Urbanism; Economy and the loot only move or remove them. Each of the 60
     # pyramid cards is discarded or built once, plus one rebuild from the discard pile.
-    gain_count = {GAIN_PER_GREY: color_max[GREY], GAIN_PER_BROWN: color_max[BROWN],
-                  GAIN_PER_RED: color_max[RED], GAIN_PER_YELLOW: color_max[YELLOW],
-                  GAIN_PER_WONDER: 4}
+    gain_count = {data.GAIN_PER_GREY: color_max[GREY], data.GAIN_PER_BROWN: color_max[BROWN],
+                  data.GAIN_PER_RED: color_max[RED], data.GAIN_PER_YELLOW: color_max[YELLOW],
+                  data.GAIN_PER_WONDER: 4}
 
     def build_gain(c: Card) -> int:
         count = gain_count.get(c.gain, 0)
-        if c.gain == GAIN_GUILD_MOST:
+        if c.gain == data.GAIN_GUILD_MOST:
             count = sum(color_max[col] for col in c.guild_colors)
         return 4 + c.instant_coins + c.gain_amount * count
 
@@ -128,9 +120,9 @@ def _observation_high() -> npt.NDArray[np.float32]:
                  + sum(w.coins for w in WONDERS) + 2 * 6)
 
     def guild_vp(c: Card) -> int:
-        if c.guild_kind == GUILD_WONDERS:
+        if c.guild_kind == data.GUILD_WONDERS:
             return 2 * 4
-        if c.guild_kind == GUILD_COINS:
+        if c.guild_kind == data.GUILD_COINS:
             return coins_max // 3
         return sum(color_max[col] for col in c.guild_colors)
 
@@ -158,11 +150,12 @@ def _observation_high() -> npt.NDArray[np.float32]:
         p += N_WONDERS
         high[p] = score_max / _SCORE_SCALE
         i += PLAYER_FEATURES
-        assert p + 1 == i, "duel.rl.encoding changed its player layout"
+        assert p + 1 == i, "duel.learning.rl.encoding changed its player layout"
     for _ in range(SLOTS):
         high[i + SLOT_FEATURES - 2:i + SLOT_FEATURES] = card_price_max / PRICE_SCALE
         i += SLOT_FEATURES
-    assert i == PRIOR_START, "duel.rl.encoding changed its layout"  # the priors lie in [0, 1]
+    # the priors lie in [0, 1]
+    assert i == PRIOR_START, "duel.learning.rl.encoding changed its layout"
     return high
 
 
