@@ -45,7 +45,7 @@ class MatchResult:
     def summary(self) -> GameSummary:
         """The tournament's per-game record: each seat's account, and the LLM seats' totals
         if there are any."""
-        from duel.agents.llm.accounting import llm_totals
+        from duel.accounting.games import llm_totals
 
         totals = {str(s.player): llm_totals(r.details for r in self.records if r.seat is s)
                   for s in SEATS}

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from duel.accounting.totals import checked_totals
 from duel.agents.account import SeatAccount, accounts_json, checked_accounts
-from duel.agents.llm.totals import checked_totals
 from duel.engine import GameState, Move, Perspective, Result, Seat
 from duel.errors import DuelError, InvalidStateError
 

@@ -47,7 +47,7 @@ __all__ = ["FORMAT_VERSION", "MoveRecord", "ReplayStep", "Transcript", "Transcri
 
 def prompt_of(agent: Any) -> dict[str, Any] | None:
     """The prompt variant an agent plays with (LLM agents), as the header records it: its
-    harness settings' label (duel.agents.llm.harness) when they are not the defaults, the
+    harness settings' label (duel.prompts.harness) when they are not the defaults, the
     renaming the model was told, and with `tools=on` the tools it is offered (their steps per
     turn and hash)."""
     variant = getattr(agent, "variant", None)
@@ -100,7 +100,7 @@ def move_line(record: MoveRecord) -> dict[str, Any]:
 def result_line(result: Result, records: Sequence[MoveRecord]) -> dict[str, Any]:
     """The last line: the result, the number of decisions, the time the agents took and each
     seat's LLM totals."""
-    from duel.agents.llm.accounting import llm_totals
+    from duel.accounting.games import llm_totals
 
     return {"type": "result", **result.to_json(), "moves": len(records),
             "seconds": round(sum(r.seconds for r in records), 3),
@@ -397,8 +397,8 @@ def check_result(t: Transcript, final: GameState) -> None:
 
 
 def _check_result(t: Transcript, final: GameState) -> None:
-    from duel.agents.llm.accounting import llm_totals
-    from duel.agents.llm.totals import as_written
+    from duel.accounting.games import llm_totals
+    from duel.accounting.totals import as_written
 
     f = t.footer
     if f is None:

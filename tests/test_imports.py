@@ -177,11 +177,11 @@ def test_no_import_cycles(in_functions: bool) -> None:
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("duel.errors", "duel.build", "duel.util", "duel"),
     ("duel.engine", "duel.native"),  # the native core: the engine's rules in C++, and search
-    # The LLM seat's harness settings are a table that needs only duel.errors: the words for
-    # people name a player's settings from it.
-    ("duel.io", "duel.schemas", "duel.stats", "duel.words", "duel.prompts",
-     "duel.agents.llm.harness"),
-    ("duel.agents",),  # the guided search (duel.agents.guided) is an agent: mcts:guide=...
+    ("duel.io", "duel.schemas", "duel.stats", "duel.words", "duel.prompts"),
+    # The guided search (duel.agents.guided) is an agent: mcts:guide=... The accounting sits
+    # beside the agents: the LLM seat writes and prices its call records as it plays, the
+    # records and runs read them.
+    ("duel.agents", "duel.accounting"),
     ("duel.records", "duel.match", "duel.transcripts"),
     # The learning (the DQN, the guide's training) plays games, so it sits above the agents.
     ("duel.analysis", "duel.runs", "duel.learning", "duel.viewer"),
@@ -212,6 +212,33 @@ def test_no_import_runs_back_up_a_layer() -> None:
 def test_the_layer_check_sees_an_arrow_up() -> None:
     assert layer_of("duel.engine.state") < layer_of("duel.analysis.game")
     assert layer_of("duel.cli.main") == len(LAYERS) - 1 and layer_of("duel.util.files") == 0
+
+
+# What the accounting (duel.accounting) may read of the LLM layer: the model table's list prices
+# and the move schema, two tables that need only the engine. Never the providers, the transport,
+# the servers or the seat: the records and runs read money and tokens through it.
+ACCOUNTING_READS = ("duel.agents.llm.models", "duel.agents.llm.schema")
+
+
+def test_the_accounting_reads_no_provider_layer() -> None:
+    graph = import_graph(in_functions=True)
+    seen: set[str] = set()
+    todo = [m for m in graph if m == "duel.accounting" or m.startswith("duel.accounting.")]
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(graph[m])
+    llm = sorted(m for m in seen if m.startswith("duel.agents.llm.")
+                 and m not in ACCOUNTING_READS)
+    assert not llm, f"duel.accounting reaches the provider layer: {llm}"
+    code = ("import json, sys\nimport duel.accounting.games, duel.accounting.prices, "
+            "duel.accounting.projection, duel.accounting.counting, duel.records\n"
+            "print(json.dumps([m for m in sys.modules if m.split('.')[0] in "
+            "('openai', 'anthropic', 'google', 'tenacity', 'httpx')]))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True)
+    assert json.loads(out.stdout) == [], out.stdout
 
 
 def test_import_duel_loads_nothing_heavy() -> None:

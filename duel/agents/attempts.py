@@ -13,8 +13,12 @@ key, ``{"llm": {...}}`` or ``{"http": {...}}``, with the attempts used, the atte
 was legal and the fallback played, between the seat's own fields.
 
 Agents keep the sync `choose` of the agent protocol; :class:`AskingSeat` runs its `achoose` on
-the process's one event loop (``duel.agents.llm.runner``), where clients and concurrency caps
+the process's one event loop (``duel.agents.runner``), where clients and concurrency caps
 are shared by every game.
+
+The policy is the one place of re-asks; retrying a seat's transport is the seat's (the LLM
+seat's one transport, duel.agents.llm.transport.send), and the records of its calls are the
+conversation's to write: the policy asks it to judge each answer (`Conversation.judge`).
 """
 
 from __future__ import annotations
@@ -27,10 +31,9 @@ from enum import StrEnum
 from types import TracebackType
 from typing import Any, Protocol, Self, TypeVar
 
-from duel.agents import waiting
+from duel.agents import runner, waiting
 from duel.agents.account import HARNESS_CAUSES, decision_cause
 from duel.agents.base import Decision, RandomAgent
-from duel.agents.llm import runner
 from duel.engine import GameState, InfoSet, InvalidMoveError, Move
 from duel.errors import SeatFailedError, SpecError
 
@@ -105,6 +108,10 @@ class Conversation(Protocol):
         """Ask once (recording every call): None if no answer came (the attempt is spent), a
         Verdict if the seat refuses the answer itself, else the move object to judge."""
 
+    def judge(self, answer: Verdict | Any, engine: Judge) -> Verdict:
+        """The verdict on `answer` (the seat's own Verdict, else the engine's), written into
+        the record of the call that gave it: the conversation writes its records."""
+
     def refused(self, verdict: Verdict) -> None:
         """The answer was refused: say why, for the next attempt."""
 
@@ -114,10 +121,19 @@ class Conversation(Protocol):
 
 class ConversationBase:
     """What most conversations share: nothing to open or release around a decision (override
-    ``__aenter__``/``__aexit__`` to hold a client), no sample of the view, and no channel for
-    a reason (override :meth:`refused`)."""
+    ``__aenter__``/``__aexit__`` to hold a client), no sample of the view, the verdict written
+    into the last call's record, and no channel for a reason (override :meth:`refused`)."""
 
     state: GameState | None = None
+    calls: Sequence[CallRecord]
+
+    def judge(self, answer: Verdict | Any, engine: Judge) -> Verdict:
+        verdict = answer if isinstance(answer, Verdict) else engine(answer)
+        call = self.calls[-1]
+        call.category = verdict.category.value
+        if verdict.reason:
+            call.error = verdict.reason
+        return verdict
 
     async def __aenter__(self) -> Self:
         return self
@@ -187,11 +203,7 @@ class AttemptPolicy:
             answer = await conv.ask(attempt)
             if answer is None:
                 continue
-            verdict = answer if isinstance(answer, Verdict) else judge(answer)
-            call = conv.calls[-1]
-            call.category = verdict.category.value
-            if verdict.reason:
-                call.error = verdict.reason
+            verdict = conv.judge(answer, judge)  # the conversation writes its own records
             if verdict.move is not None:
                 return Decision(verdict.move, details(conv, attempt, None))
             if attempt < self.max_attempts:

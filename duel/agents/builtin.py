@@ -7,7 +7,7 @@ onnxruntime for dqn, tenacity and the SDKs for llm) loads when an agent of that 
 from __future__ import annotations
 
 from duel.agents.kinds import AgentKind, Param
-from duel.agents.llm.harness import OPTIONS as HARNESS_OPTIONS
+from duel.prompts.harness import OPTIONS as HARNESS_OPTIONS
 
 STOP_AFTER_HELP = ("moves in a row lost to the transport (no connection, busy, cut off at the "
                    "model's limit) before the game stops, rather than play the fallback for "
@@ -79,7 +79,7 @@ LLM_PARAMS = {
     "tools": Param(str, "off", "on: the model plays through the tool set (get_state, "
                                "legal_moves, explain, simulate, make_move) as function tools"),
     "tool_steps": Param(int, None, "tools=on: look-up calls per turn (default 8)"),
-    # the harness settings (duel.agents.llm.harness), read there: unset is the default
+    # the harness settings (duel.prompts.harness), read there: unset is the default
     **{o.name: Param(str, None, f"harness: {o.help} ({o.valid}; default {o.default})")
        for o in HARNESS_OPTIONS.values()},
 }

@@ -207,7 +207,7 @@ def run_candidate(spec: str, pos_list: Sequence[SeededPosition],
     """Play each position once with `spec`, the server started fresh first."""
     from duel.agents import make_agent
     from duel.agents.llm.agent import LLMAgent
-    from duel.agents.llm.local import LocalServer
+    from duel.agents.llm.servers.local import LocalServer
 
     server = LocalServer.shared()
     server.stop()

@@ -110,7 +110,7 @@ def random_game(args: argparse.Namespace) -> int:
 
 
 def match(args: argparse.Namespace) -> int:
-    from duel.agents.llm.accounting import llm_totals, totals_line
+    from duel.accounting.games import llm_totals, totals_line
     from duel.agents.spec import make_agent
     from duel.cli.status import match_status
     from duel.match import play_match

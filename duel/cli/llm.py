@@ -16,9 +16,9 @@ import textwrap
 import time
 from typing import Any
 
+from duel.accounting.projection import DECISIONS_PER_SEAT, DECISIONS_RANGE, Call, estimate_tokens
+from duel.accounting.projection import spend as project_spend
 from duel.agents.llm.agent import LLMAgent
-from duel.agents.llm.projection import DECISIONS_PER_SEAT, DECISIONS_RANGE, Call, estimate_tokens
-from duel.agents.llm.projection import spend as project_spend
 from duel.agents.spec import make_agent
 from duel.cli.options import add_seed, dump
 from duel.cli.status import live_status, seat_label
@@ -99,7 +99,7 @@ def check(spec: str, seed: int = 0) -> dict[str, Any]:
 
 def projection(agent: LLMAgent, calls: list[dict[str, Any]], cost: float | None
                ) -> dict[str, Any]:
-    """One seat's whole game by the projection model (duel.agents.llm.projection): this
+    """One seat's whole game by the projection model (duel.accounting.projection): this
     decision as measured (its first call may have been cold), then warm calls: the last call's
     input with the rules text read from the provider's cache (its tokens estimated as a quarter
     of its characters, at least what was read from the cache already), and the same output, at

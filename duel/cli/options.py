@@ -119,7 +119,7 @@ class RunOptions:
 def run_options(args: argparse.Namespace) -> RunOptions:
     """The options `add_run_options` declared, checked (UsageError for `--llm-limit` without
     `--ray`)."""
-    from duel.agents.llm.limits import LimitSpec
+    from duel.agents.llm.transport.limits import LimitSpec
 
     if args.llm_limit is not None and args.ray is None:
         raise UsageError("--llm-limit applies only with --ray (a local run's cap is the "

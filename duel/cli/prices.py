@@ -1,5 +1,5 @@
 """`duel prices`: the prices duel knows, per million tokens, with where and when each was read
-(``duel.agents.llm.prices.known_prices``)."""
+(``duel.accounting.prices.known_prices``)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run(args: argparse.Namespace) -> int:
+    from duel.accounting.prices import known_prices
     from duel.agents.llm.models import PRICES_READ
-    from duel.agents.llm.prices import known_prices
     from duel.util.tables import markdown
 
     rows = known_prices()

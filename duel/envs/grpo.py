@@ -132,7 +132,7 @@ def load_model(spec: str) -> tuple[Any, Any]:
     source = spec
     if spec == "local" or spec.endswith(".gguf"):
         if spec == "local":
-            from duel.agents.llm.model_source import model_path
+            from duel.agents.llm.servers.model_source import model_path
 
             path = model_path()
         else:

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from duel.agents.attempts import Verdict
-from duel.agents.llm import framing
 from duel.agents.llm.agent import LLMAgent
+from duel.agents.llm.framing import turn as framing
 from duel.agents.llm.providers import Reply
 from duel.engine import InvalidMoveError, Move
 from duel.envs.seat import Decider, framework_seat

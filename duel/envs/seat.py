@@ -3,7 +3,7 @@
 An RL framework (TRL, OpenEnv, verifiers, Inspect) owns the model call: it samples the policy's
 completion itself. Everything else is the LLM seat's (duel.agents.llm.agent), not a copy: the
 prompt variant, the harness settings (history, notes, renaming, reasoning in words), the turn
-message and re-asks (duel.agents.llm.framing), the reply's checks, the one attempt policy
+message and re-asks (duel.agents.llm.framing.turn), the reply's checks, the one attempt policy
 (duel.agents.attempts) and the call records a transcript keeps. The seat's conversation waits,
 where the LLM seat would call a provider, for the framework's text: :class:`Decider` drives the
 attempt policy's coroutine by hand, one reply at a time, so a refused reply comes back as the
@@ -22,13 +22,14 @@ from typing import Any
 from duel.agents.base import Decision
 from duel.agents.llm.agent import LLMAgent
 from duel.agents.llm.agent import _Conversation as LLMConversation
-from duel.agents.llm.framing import STRUCTURED_MODES
-from duel.agents.llm.harness import Harness
+from duel.agents.llm.framing.turn import STRUCTURED_MODES
 from duel.agents.llm.providers import Reply
 from duel.agents.llm.schema import structured_schema
+from duel.agents.llm.transport.send import Try, output_limit
 from duel.engine import Move
 from duel.errors import SpecError, UsageError
 from duel.prompts import get_variant
+from duel.prompts.harness import Harness
 
 PROVIDER = "env"  # the provider's name in the call records: the framework's model
 
@@ -117,7 +118,8 @@ class _FrameworkConversation(LLMConversation):
         agent = self.agent
         if agent.renaming is not None:
             reply = agent.renaming.incoming(reply)
-        self.calls.append(agent._record(attempt, "OK", reply, start, "", self.budget))
+        self.write(attempt, Try("OK", reply, round(time.perf_counter() - start, 3), "",
+                                output_limit(self.budget, agent.effective_settings())))
         self.reply = reply
         return reply
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from duel.agents.llm.limits import LimitSpec
+from duel.agents.llm.transport.limits import LimitSpec
 from duel.agents.spec import make_agent
 from duel.engine import new_game
 from duel.errors import SpecError, TranscriptError

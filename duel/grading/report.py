@@ -8,8 +8,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from duel.accounting.totals import combine
 from duel.agents.account import SeatAccount
-from duel.agents.llm.totals import combine
 from duel.engine import Seat
 from duel.errors import TranscriptError
 from duel.grading import quality

@@ -4,7 +4,7 @@
 variants: the baseline prompt; the baseline prompt with ``history=all``; with ``think=text``;
 and the ``compact`` prompt with ``notes=on``. A variant's parts are joined by ``+``: at most one
 prompt variant (``baseline`` when none is named) and any harness settings (``key=value``,
-duel.agents.llm.harness), and the tool loop's `tools=on` and `tool_steps=N`
+duel.prompts.harness), and the tool loop's `tools=on` and `tool_steps=N`
 (duel.agents.llm.toolloop). A setting is graded exactly as a prompt variant is: the same deals
 from both seats, paired with the baseline, in a folder of its own named by the variant.
 """
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from duel.agents.llm.harness import OPTIONS, Harness
 from duel.agents.spec import split_spec
 from duel.errors import PromptError, SpecError
 from duel.prompts import Variant, get_variant
+from duel.prompts.harness import OPTIONS, Harness
 
 BASELINE = "baseline"
 # LLM spec options graded as settings beside the harness's: the agent spec checks their values.

@@ -18,7 +18,6 @@ from inspect_ai.model import get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from duel.agents.llm.harness import Harness
 from duel.engine import Move
 from duel.envs.seat import Decider, framework_seat
 from duel.errors import SpecError
@@ -28,6 +27,7 @@ from duel.inspect import params as P
 from duel.inspect.bridge import ask
 from duel.inspect.fail import refused
 from duel.inspect.tools import Judged, ToolSeat, ViewTable
+from duel.prompts.harness import Harness
 
 KEYS = ("loss", "best", "first_try_legal", "fallback")
 

@@ -31,8 +31,8 @@ from typing import Any, Final
 
 import numpy as np
 
+from duel.accounting.totals import combine
 from duel.agents.account import SeatAccount
-from duel.agents.llm.totals import combine
 from duel.runs import ratings
 from duel.runs.budget import is_llm
 from duel.stats import wilson

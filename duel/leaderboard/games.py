@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from duel.accounting.totals import checked_totals
 from duel.agents.account import SeatAccount
-from duel.agents.llm.totals import checked_totals
 from duel.analysis import sidecar
 from duel.engine import Seat
 from duel.errors import InvalidStateError, TranscriptError, UsageError

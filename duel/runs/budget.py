@@ -30,9 +30,9 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from duel.agents.llm.accounting import llm_totals
-from duel.agents.llm.prices import cost
-from duel.agents.llm.totals import combine
+from duel.accounting.games import llm_totals
+from duel.accounting.prices import cost
+from duel.accounting.totals import combine
 from duel.errors import UsageError
 from duel.records import GameSummary
 from duel.runs.schedule import Gate

@@ -10,7 +10,7 @@ folder, progress bar, resume and summary): the runs' `run_gated` loop only sees 
   recorded once and never lost.
 - LLM seats: `--llm-limit IN_FLIGHT/PER_MINUTE`, one Ray actor per provider and model, caps
   the requests in flight and started per minute across the whole cluster (see
-  duel.agents.llm.limits).
+  duel.agents.llm.transport.limits).
 
 Ray is an optional extra: `pip install -e '.[ray]'`."""
 
@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-from duel.agents.llm import limits
-from duel.agents.llm.limits import LimitSpec
+from duel.agents.llm.transport import limits
+from duel.agents.llm.transport.limits import LimitSpec
 from duel.errors import UsageError
 
 INSTALL = "--ray needs Ray: pip install -e '.[ray]' (on every node of the cluster)"

@@ -3,7 +3,7 @@ and their projected cost, with nothing played and no model called that costs mon
 
 The caller computes its run's schedule as the run does (the same tasks, the games found done in
 its folder left out) and says how many games each seat's spec would play; this module projects
-each LLM player by the projection model of `duel llm check` (duel.agents.llm.projection):
+each LLM player by the projection model of `duel llm check` (duel.accounting.projection):
 
 - calls: DECISIONS_PER_SEAT per game (the range DECISIONS_RANGE), one per decision;
 - input per call: the rules text and a typical state's turn message, as the seat would send
@@ -26,14 +26,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from duel.agents.llm.projection import (
+from duel.accounting.projection import (
     DECISIONS_PER_SEAT,
     DECISIONS_RANGE,
     Call,
     Spend,
     estimate_tokens,
 )
-from duel.agents.llm.projection import spend as project_spend
+from duel.accounting.projection import spend as project_spend
 from duel.agents.llm.providers.registry import capabilities
 from duel.agents.spec import make_agent
 from duel.engine import Move, Perspective
@@ -303,7 +303,7 @@ def recorded_spend(games: Sequence[Any], spec: str) -> dict[str, Any] | None:
 
 def _llm_player(agent: Any, games: int, sample: Sample, probe: int = 0,
                 recorded: dict[str, Any] | None = None) -> Player:
-    from duel.agents.llm.counting import count
+    from duel.accounting.counting import count
 
     messages = [agent.conversation(view, legal).messages for view, legal, _ in sample]
     sizes = [sum(len(json.dumps(m)) for m in ms) for ms in messages]

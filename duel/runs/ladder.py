@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from duel.agents.account import SeatAccount
-from duel.agents.llm.limits import LimitSpec
+from duel.agents.llm.transport.limits import LimitSpec
 from duel.agents.spec import make_agent
 from duel.errors import UsageError
 from duel.runs import tournament

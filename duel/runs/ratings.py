@@ -116,7 +116,7 @@ def as_games(found: Iterable[FoundGame]) -> list[Game]:
 
 def reasoning_settings(found: Iterable[FoundGame]) -> dict[str, str]:
     """Each LLM player's reasoning setting as its games recorded it (the label of
-    duel.agents.llm.totals.reasoning_label, e.g. "reasoning_effort=medium (provider default)"),
+    duel.accounting.totals.reasoning_label, e.g. "reasoning_effort=medium (provider default)"),
     several joined by commas in sorted order; players without LLM totals are not in it."""
     labels: dict[str, set[str]] = {}
     for g in found:

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from duel.accounting.totals import combine, summary_line
 from duel.agents.account import SeatAccount
-from duel.agents.llm.limits import LimitSpec
-from duel.agents.llm.totals import combine, summary_line
+from duel.agents.llm.transport.limits import LimitSpec
 from duel.agents.spec import make_agent
 from duel.engine import Seat
 from duel.match import play_match

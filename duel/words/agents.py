@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from duel.agents.llm.harness import OPTIONS as HARNESS_OPTIONS
+from duel.prompts.harness import OPTIONS as HARNESS_OPTIONS
 
 # An LLM's or a remote bot's attempt, by its category (duel.agents.llm.categories).
 CATEGORY = {"OK": "a legal move", "ILLEGAL": "an illegal move", "SCHEMA": "not a move",
@@ -36,7 +36,7 @@ def agent_name(spec: str | None) -> str:
         return "MCTS"
     if kind == "llm":
         provider, _, model = rest.split(",")[0].partition(":")
-        # a player is its spec, harness settings included (duel.agents.llm.harness)
+        # a player is its spec, harness settings included (duel.prompts.harness)
         harness = [f"{k}={opts[k]}" for k in HARNESS_OPTIONS if k in opts]
         tail = f" ({', '.join(harness)})" if harness else ""
         if not model:  # only the shipped model is named without one (llm:local)

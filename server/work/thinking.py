@@ -22,8 +22,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from duel.agents import runner
 from duel.agents.base import Agent, Decision
-from duel.agents.llm import runner
 from duel.agents.spec import make_agent
 from duel.engine import Move
 from duel.errors import BusyError

@@ -16,6 +16,7 @@ from duel.agents.attempts import (
     AskingSeat,
     AttemptPolicy,
     Category,
+    ConversationBase,
     Judge,
     Verdict,
     Wording,
@@ -51,8 +52,9 @@ class Call:
 
 
 @dataclass
-class Scripted:
-    """Answers from `answers` in turn (None: no answer came)."""
+class Scripted(ConversationBase):
+    """Answers from `answers` in turn (None: no answer came); ConversationBase writes the
+    verdicts into its calls."""
 
     answers: list[Any]
     key: str = "test"
@@ -149,7 +151,7 @@ def test_both_outside_seats_are_the_one_policy() -> None:
 
 
 def test_the_sync_choose_runs_the_conversation_on_the_shared_loop() -> None:
-    from duel.agents.llm import runner
+    from duel.agents import runner
 
     view, legal = position()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers.fake_llm_server import FakeLLMServer
 
-from duel.agents.llm.limits import SLOT_SECONDS, LimitSpec, RequestCounter
+from duel.agents.llm.transport.limits import SLOT_SECONDS, LimitSpec, RequestCounter
 from duel.analysis.game import load_analysis
 from duel.cli import main
 from duel.errors import UsageError

@@ -11,7 +11,7 @@ import pytest
 from helpers.fake_llm_server import FakeLLMServer
 from test_grading import scripted
 
-from duel.agents.llm.prices import cost
+from duel.accounting.prices import cost
 from duel.cli import main
 from duel.grading.report import GameOutcome, markdown, summarise
 

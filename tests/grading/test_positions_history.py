@@ -14,7 +14,7 @@ import pytest
 from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
 from helpers.suites import make_suite
 
-from duel.agents.llm.memory import move_line
+from duel.agents.llm.framing.memory import move_line
 from duel.cli import main
 from duel.engine import Perspective
 from duel.grading.positions.suite import Suite

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from helpers.fake_llm_agent import registered
 
-from duel.agents.llm.totals import checked_totals, combine
+from duel.accounting.totals import checked_totals, combine
 from duel.errors import InvalidStateError
 from duel.grading.report import GameOutcome, markdown, summarise, to_csv
 from duel.records import GameSummary, read_games

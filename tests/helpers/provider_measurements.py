@@ -112,7 +112,7 @@ def _games(spec: str, games: int) -> list[list[dict[str, Any]]]:
 
 
 def caching(games: int) -> None:
-    from duel.agents.llm.prices import cost
+    from duel.accounting.prices import cost
     from duel.stats import bootstrap_ci
 
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY"):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from duel.agents.llm.adapt import Settings
 from duel.agents.llm.providers import Reply
+from duel.agents.llm.transport.adapt import Settings
 
 
 class ScriptedProvider:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from duel import transcripts
+from duel.agents import runner
 from duel.agents.base import Decision
-from duel.agents.llm import runner
 from duel.agents.spec import AgentKind, register, unregister
 from duel.engine import CARD_NAMES, Deal, GameState, Move, new_game
 from duel.schemas import schema_error

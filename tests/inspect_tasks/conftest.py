@@ -10,7 +10,7 @@ import pytest
 from helpers.fake_llm_server import FakeLLMServer
 from helpers.inspect_runs import legal_reply
 
-from duel.agents.llm import adapt
+from duel.agents.llm.transport import adapt
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from helpers.fake_llm_server import FakeLLMServer
 
-from duel.agents.llm import adapt
+from duel.agents.llm.transport import adapt
 
 
 @pytest.fixture(autouse=True)

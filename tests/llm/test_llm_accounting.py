@@ -11,8 +11,8 @@ import pytest
 from helpers.fake_llm_server import FakeLLMServer, anthropic_reply, error_reply, openai_reply
 from helpers.llm_seat import anthropic_agent, openai_agent, play_card_position
 
+from duel.accounting.games import llm_totals
 from duel.agents import make_agent
-from duel.agents.llm.accounting import llm_totals
 from duel.match import play_match
 
 
@@ -47,7 +47,7 @@ def test_a_failed_call_costs_zero_only_when_the_price_is_known(server: FakeLLMSe
     totals = llm_totals([{"llm": {"calls": calls, "attempts": 1, "legal_at_attempt": 1,
                                   "fallback": None}}])
     assert totals is not None and totals["cost_usd"] is None
-    from duel.agents.llm.accounting import totals_line
+    from duel.accounting.games import totals_line
     assert "unknown price" in totals_line(1, totals) and "$0" not in totals_line(1, totals)
 
 

@@ -23,9 +23,9 @@ from helpers.fake_reasoning_servers import (
 from helpers.llm_seat import play_card_position
 
 from duel.agents import make_agent
-from duel.agents.llm import adapt
-from duel.agents.llm.adapt import Settings, refused_parameter
 from duel.agents.llm.agent import LLMAgent
+from duel.agents.llm.transport import adapt
+from duel.agents.llm.transport.adapt import Settings, refused_parameter
 from duel.errors import LLMConfigError, RequestError
 
 BASE = Settings("json_schema", 0.0, "max_tokens", 8192)

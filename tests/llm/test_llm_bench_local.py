@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
 
-from duel.agents.llm.local import LocalServer
+from duel.agents.llm.servers.local import LocalServer
 from duel.bench.local import bench_local, candidate_spec, positions, quotas, table
 from duel.errors import SpecError
 

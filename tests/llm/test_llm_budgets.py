@@ -15,8 +15,8 @@ from helpers.fake_llm_server import FakeLLMServer
 from helpers.fake_reasoning_servers import ANSWER, EFFORT_SCALE, OpenAIReasoningModel
 from helpers.llm_seat import play_card_position
 
+from duel.accounting.totals import combine
 from duel.agents import make_agent
-from duel.agents.llm.totals import combine
 from duel.cli import main
 from duel.transcripts import read, verified_result
 
@@ -87,7 +87,7 @@ def test_unusable_output_is_counted_per_seat_and_summed_per_run() -> None:
     decision = {"llm": {"calls": [call("TRUNCATED", 16000), call("ILLEGAL", 500),
                                   call("OK", 700)],
                         "attempts": 2, "legal_at_attempt": 2, "fallback": None}}
-    from duel.agents.llm.accounting import llm_totals, totals_line
+    from duel.accounting.games import llm_totals, totals_line
 
     seat = llm_totals([decision])
     assert seat is not None and seat["unusable_output_tokens"] == 16500

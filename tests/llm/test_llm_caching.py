@@ -15,8 +15,8 @@ from helpers.fake_caching_servers import (
 )
 from helpers.fake_llm_server import FakeLLMServer
 
+from duel.accounting.prices import cost
 from duel.agents.llm import caching
-from duel.agents.llm.prices import cost
 from duel.cli import main
 from duel.transcripts import read, verified_result
 

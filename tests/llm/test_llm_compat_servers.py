@@ -13,9 +13,9 @@ from helpers.fake_llm_server import FakeLLMServer, Scripted, openai_reply
 from helpers.llm_seat import play_card_position
 
 from duel.agents import make_agent
-from duel.agents.llm import servers
 from duel.agents.llm.agent import LLMAgent
 from duel.agents.llm.schema import structured_schema
+from duel.agents.llm.servers import compat as servers
 from duel.errors import LLMConfigError, SpecError
 
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from helpers.llm_fixture_games import GAMES, PINNED
 
-from duel.agents.llm.calls import LLMCall
-from duel.agents.llm.totals import LATER_KEYS, LLMTotals, as_written
+from duel.accounting.calls import LLMCall
+from duel.accounting.totals import LATER_KEYS, LLMTotals, as_written
 from duel.records import MoveRecord
 from duel.transcripts import move_line, read, render_line, verified_result
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 
-from duel.agents.llm import runner
+from duel.agents import runner
 
 
 async def _answer() -> int:

@@ -1,4 +1,4 @@
-"""Harness settings of the LLM seat (duel.agents.llm.harness): the settings model and its errors,
+"""Harness settings of the LLM seat (duel.prompts.harness): the settings model and its errors,
 and whole games per setting through the real openai and anthropic SDKs against the fake server,
 each setting recorded in the transcript header, every call record and `duel match -v`."""
 
@@ -14,12 +14,12 @@ from helpers.fake_harness_model import turns as user_turns
 from helpers.fake_llm_server import FakeLLMServer
 
 from duel.agents import make_agent
-from duel.agents.llm.framing import last_move_object, reply_schema
-from duel.agents.llm.harness import HISTORY_ALL, NOTE_CHARS, OPTIONS, THINK_CHARS, Harness
+from duel.agents.llm.framing.turn import last_move_object, reply_schema
 from duel.agents.llm.legal_schema import legal_move_schema
 from duel.agents.llm.schema import structured_schema
 from duel.cli import main
 from duel.errors import SpecError
+from duel.prompts.harness import HISTORY_ALL, NOTE_CHARS, OPTIONS, THINK_CHARS, Harness
 from duel.transcripts import read, verified_result
 
 
@@ -265,7 +265,7 @@ def test_image_on_is_refused_where_it_cannot_work(monkeypatch: pytest.MonkeyPatc
 def test_the_board_image_is_the_same_for_the_same_view_and_hides_nothing_it_lacks() -> None:
     import random
 
-    from duel.agents.llm.board_image import render
+    from duel.agents.llm.framing.board_image import render
     from duel.engine import Perspective, new_game
 
     state = new_game(5)

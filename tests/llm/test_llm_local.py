@@ -17,8 +17,8 @@ import pytest
 
 from duel.agents import make_agent
 from duel.agents.llm.agent import LLMAgent
-from duel.agents.llm.local import LocalServer
-from duel.agents.llm.model_source import PART_PACKAGES, assemble_model
+from duel.agents.llm.servers.local import LocalServer
+from duel.agents.llm.servers.model_source import PART_PACKAGES, assemble_model
 from duel.errors import LLMConfigError, SpecError
 
 
@@ -91,7 +91,7 @@ def test_the_server_starts_on_a_free_loopback_port_and_stops(tmp_path: Path) -> 
         with urllib.request.urlopen(url + "/models", timeout=5) as resp:
             assert b"local" in resp.read()
         cmd = server.commands[0]
-        assert cmd[1:3] == ["-m", "duel.agents.llm.xserver"]
+        assert cmd[1:3] == ["-m", "duel.agents.llm.servers.xserver"]
         assert cmd[cmd.index("--host") + 1] == "127.0.0.1"
         assert cmd[cmd.index("--port") + 1] == str(server.port)
         assert cmd[cmd.index("--model_alias") + 1] == "local"
@@ -218,7 +218,7 @@ def test_llama_cpp_s_cached_tokens_are_read_from_its_timings() -> None:
 
 def test_the_server_process_reads_its_settings() -> None:
     pytest.importorskip("xllamacpp")
-    from duel.agents.llm.xserver import params_of, parser
+    from duel.agents.llm.servers.xserver import params_of, parser
 
     args = parser().parse_args(["--model", "m.gguf", "--port", "8123", "--n_threads", "2",
                                 "--n_batch", "128", "--n_ubatch", "128", "--flash_attn", "true",

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from duel.agents.llm import model_source
+from duel.agents.llm.servers import model_source
 from duel.errors import LLMConfigError
 
 DATA = b"GGUF" + bytes(range(256)) * 40

@@ -12,10 +12,10 @@ import pytest
 from helpers.fake_llm_server import FakeLLMServer, openai_reply
 from helpers.llm_seat import play_card_position
 
+from duel.accounting.prices import DEFAULT_PRICES, cost
 from duel.agents import SpecError, make_agent
 from duel.agents.llm import models
 from duel.agents.llm.agent import LLMAgent
-from duel.agents.llm.prices import DEFAULT_PRICES, cost
 
 
 def agent(spec: str) -> LLMAgent:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from duel.accounting.prices import DEFAULT_PRICES, cost, known_prices
 from duel.agents import make_agent
 from duel.agents.llm import models
-from duel.agents.llm.prices import DEFAULT_PRICES, cost, known_prices
 from duel.cli import main
 from duel.errors import UsageError
 from duel.runs.budget import Budget, unpriced_model

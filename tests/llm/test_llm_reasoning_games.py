@@ -14,7 +14,7 @@ from helpers.fake_llm_server import FakeLLMServer
 from helpers.fake_reasoning_servers import AnthropicThinkingModel, OpenAIReasoningModel
 from helpers.llm_seat import play_card_position
 
-from duel.agents.llm.accounting import llm_totals
+from duel.accounting.games import llm_totals
 from duel.agents.llm.models import CLAUDE_EFFORTS
 from duel.cli import main
 from duel.transcripts import read, verified_result

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from duel.agents.llm.accounting import llm_totals
-from duel.agents.llm.calls import LLMCall
-from duel.agents.llm.totals import LLMTotals, combine, reasoning_label
+from duel.accounting.calls import LLMCall
+from duel.accounting.games import llm_totals
+from duel.accounting.totals import LLMTotals, combine, reasoning_label
 from duel.errors import InvalidStateError
 
 # The call record's shapes: as first written (1c910d8), with cache writes (3a35740), and with
@@ -55,7 +55,7 @@ def test_a_bad_call_field_is_named(change: dict[str, Any], message: str) -> None
 
 # ---------------------------------------------------------------------------- main's builders
 def main_llm_totals(move_details: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """duel/agents/llm/accounting.py:llm_totals at 5e7254c."""
+    """duel/agents/llm/accounting.py:llm_totals at 5e7254c (duel/accounting/games.py since)."""
     moves = calls = input_t = output_t = cached_t = reasoning_t = 0
     reasoning = "default"
     first_try = legal = fallbacks = attempts = 0
@@ -100,7 +100,7 @@ def main_llm_totals(move_details: list[dict[str, Any]]) -> dict[str, Any] | None
 
 
 def main_combine(per_game: list[dict[str, Any] | None]) -> dict[str, Any]:
-    """duel/totals.py:combine at 5e7254c (duel/agents/llm/totals.py since)."""
+    """duel/totals.py:combine at 5e7254c (duel/accounting/totals.py since)."""
     tot = [t for t in per_game if t]
     moves = sum(t["moves"] for t in tot)
 

@@ -16,7 +16,7 @@ from helpers.fake_harness_model import turns
 from helpers.fake_llm_server import FakeLLMServer, Scripted, anthropic_reply, openai_reply
 from helpers.fake_responses_server import OpenAIResponsesModel
 
-from duel.agents.llm.renaming import Renaming, forms, true_names
+from duel.agents.llm.framing.renaming import Renaming, forms, true_names
 from duel.cli import main
 from duel.engine import InfoSet
 from duel.prompts import get_variant
@@ -129,8 +129,8 @@ def test_the_renaming_is_seeded_consistent_and_unambiguous() -> None:
 
 
 def test_names_setting_values() -> None:
-    from duel.agents.llm.harness import Harness
     from duel.errors import SpecError
+    from duel.prompts.harness import Harness
 
     assert Harness.from_options({"names": "renamed"}).renaming_seed == 1
     assert Harness.from_options({"names": "renamed:7"}).renaming_seed == 7

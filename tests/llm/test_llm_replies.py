@@ -14,10 +14,10 @@ from helpers.scripted import ScriptedProvider
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent
 from duel.agents.llm.providers import Reply
 from duel.agents.llm.schema import last_json_object
+from duel.agents.llm.transport.adapt import Settings
 from duel.engine import InfoSet, Move, Seat, new_game, seat_view
 from duel.match import play_match
 from duel.prompts import get_variant

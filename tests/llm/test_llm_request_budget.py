@@ -1,6 +1,6 @@
 """One stated request budget a decision (issue 42 item 2): the bound of the nested loops is
-computed once (duel.agents.llm.request_budget), holds for every decision, and a request past it
-is not sent."""
+computed once (duel.agents.llm.transport.request_budget), holds for every decision, and a request
+past it is not sent."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from helpers.llm_seat import play_card_position
 
-from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent
 from duel.agents.llm.providers import Reply
-from duel.agents.llm.request_budget import RequestBudget
+from duel.agents.llm.transport.adapt import Settings
+from duel.agents.llm.transport.request_budget import RequestBudget
 from duel.errors import LLMConfigError, TransportError
 from duel.prompts import get_variant
 

@@ -27,11 +27,11 @@ from helpers.fake_responses_tools import (
 from helpers.llm_seat import play_card_position
 from helpers.seat_tables import twin_deal
 
+from duel.accounting.calls import LLMCall
+from duel.accounting.totals import LLMTotals
 from duel.agents import make_agent
 from duel.agents.llm.agent import LLMAgent
-from duel.agents.llm.calls import LLMCall
 from duel.agents.llm.providers import openai_responses as responses
-from duel.agents.llm.totals import LLMTotals
 from duel.agents.tools import TOOLS
 from duel.engine import Seat, new_game
 from duel.match import agent_rng, play_match

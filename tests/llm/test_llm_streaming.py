@@ -15,8 +15,8 @@ from helpers.fake_llm_server import FakeLLMServer, Scripted, anthropic_reply, op
 from helpers.llm_seat import play_card_position
 
 from duel.agents import make_agent
-from duel.agents.llm import streaming
 from duel.agents.llm.agent import LLMAgent
+from duel.agents.llm.transport import streaming
 
 # Fields of a call record that differ between a streamed and a non-streamed call by design.
 _VARYING = ("latency_s", "max_tokens")

@@ -17,12 +17,12 @@ from helpers.fake_tool_models import AnthropicToolModel, OpenAIToolModel
 from helpers.llm_seat import play_card_position
 from helpers.seat_tables import twin_deal
 
+from duel.accounting.calls import LLMCall
+from duel.accounting.totals import LLMTotals
 from duel.agents import make_agent
-from duel.agents.llm.adapt import learn
 from duel.agents.llm.agent import LLMAgent
-from duel.agents.llm.calls import LLMCall
 from duel.agents.llm.toolloop import DEFAULT_TOOL_STEPS, tools_hash
-from duel.agents.llm.totals import LLMTotals
+from duel.agents.llm.transport.adapt import learn
 from duel.agents.tools import TOOLS
 from duel.agents.tools.record import ToolCall
 from duel.cli import main

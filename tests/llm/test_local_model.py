@@ -11,8 +11,8 @@ import pytest
 
 from duel.agents import make_agent
 from duel.agents.attempts import Category
-from duel.agents.llm.local import LocalServer
-from duel.agents.llm.model_source import MODEL_SHA256, assemble_model, sha256_file
+from duel.agents.llm.servers.local import LocalServer
+from duel.agents.llm.servers.model_source import MODEL_SHA256, assemble_model, sha256_file
 from duel.bench.local import positions
 from duel.engine import new_game
 from duel.engine.perspective import Perspective
@@ -102,7 +102,7 @@ def test_the_server_goes_when_its_duel_process_is_killed() -> None:
 
     parent = subprocess.Popen(
         [sys.executable, "-c", "import time\n"
-         "from duel.agents.llm.local import LocalServer\n"
+         "from duel.agents.llm.servers.local import LocalServer\n"
          "s = LocalServer(); s.ensure_started()\n"
          "print(s.process.pid, flush=True); time.sleep(600)"],
         stdout=subprocess.PIPE, text=True)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from duel.agents import make_agent
-from duel.agents.llm.local import LocalServer
+from duel.agents.llm.servers.local import LocalServer
 from duel.agents.llm.toolloop import ToolAgent
 from duel.engine import Seat, new_game
 from duel.match import agent_rng, decide

@@ -12,7 +12,7 @@ from helpers.fake_caching_servers import AnthropicCache
 from helpers.fake_llm_server import FakeLLMServer
 from helpers.suites import make_suite
 
-from duel.agents.llm.projection import DECISIONS_PER_SEAT
+from duel.accounting.projection import DECISIONS_PER_SEAT
 from duel.cli import main
 from duel.grading.play import dry_run as grade_dry_run
 from duel.grading.positions.grade import dry_run as positions_dry_run

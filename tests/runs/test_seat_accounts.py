@@ -104,7 +104,7 @@ def test_grading_s_report_names_an_opponent_whose_moves_were_not_its_own() -> No
     llm = {"llm": {"attempts": 1, "legal_at_attempt": 1, "fallback": None, "calls": [
         {"category": "OK", "latency_s": 0.1, "input_tokens": 1, "output_tokens": 1,
          "cached_tokens": 0, "cost_usd": 0.0, "attempt": 1}]}}
-    from duel.agents.llm.accounting import llm_totals
+    from duel.accounting.games import llm_totals
 
     rows = [GameOutcome("baseline", s, 1, 1.0, 3, llm_totals([llm]), moves=1,
                         account=SeatAccount.of_decisions([llm]), opponent_account=theirs)

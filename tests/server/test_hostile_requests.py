@@ -130,7 +130,7 @@ def no_local_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     def missing(self: Any) -> None:
         raise LLMConfigError(f"install the local extra (missing llama_cpp in {SECRET_DIR})")
 
-    monkeypatch.setattr("duel.agents.llm.local.LocalServer.check_installed", missing)
+    monkeypatch.setattr("duel.agents.llm.servers.local.LocalServer.check_installed", missing)
 
 
 def test_operator_agents_that_fail_answer_in_one_safe_line(

@@ -1,3 +1,5 @@
 """LLM agents: the player (agent.py), the providers it talks to (providers/: one module each
-and their registry; local.py runs the shipped model's server), and its spec parsing (spec.py).
-Nothing is imported here, so that a submodule such as accounting.py loads without the rest."""
+and their registry), the one transport of its requests (transport/), the servers besides the
+hosted APIs (servers/: compatible servers, the shipped local model), what its harness settings
+change in a decision (framing/), and its spec parsing (spec.py). Nothing is imported here, so
+that a submodule such as models.py loads without the rest."""

@@ -1,18 +1,20 @@
 """The LLM player: the rules prompt in, a validated move out, with re-asks and a fallback.
 
-Per move: one conversation of at most `max_attempts` attempts. Each attempt is a call (transport
-failures are retried with backoff honouring retry-after and do not use an attempt; only when
-`transport_retries` run out, or the provider refuses the request, is the attempt spent), then the
-checks, in order:
+Per move: one conversation of at most `max_attempts` attempts. Each attempt is one send of the
+transport (transport/send.py: transport failures are retried with backoff honouring retry-after
+and do not use an attempt; only when `transport_retries` run out, or the provider refuses the
+request, is the attempt spent), then the checks, in order:
 TRUNCATED (finish reason length), EMPTY, UNPARSABLE (no JSON object), SCHEMA (the engine's move
 parser, whose model the structured-output schema is built from), ILLEGAL (the engine's legal
 moves). A failed attempt is answered with the reason in the game's words, and the model is asked
 again. After the last attempt the fallback (`forfeit`, `random` or `rule`) plays, and is
 recorded as such. Every call is recorded (calls.py). The re-asks, the fallback, the details
 record and the sync `choose` are the attempt policy every outside seat shares (attempts.py);
-this module holds what is the LLM's own: the conversation, the calls and the reply's checks.
+this module holds what is the LLM's own: the conversation (the only writer of its call records),
+and the reply's checks.
 
-Two things happen before an attempt counts, and spend none:
+Two more things happen inside that send (transport/send.py, the one place for them), before an
+attempt counts, and spend none:
 - a request refused for a parameter duel can change is adapted and sent again (adapt.py);
 - a reply cut off while the model was still reasoning (reasoning tokens or thinking text, or
   nothing said) is recorded as TRUNCATED and the same question is asked again with twice the
@@ -31,14 +33,14 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
-
+from duel.accounting.calls import LLMCall
+from duel.accounting.games import reasoning_label
+from duel.accounting.prices import cost, price_table
 from duel.agents.attempts import (
     AskingSeat,
     AttemptPolicy,
@@ -47,32 +49,22 @@ from duel.agents.attempts import (
     Verdict,
     Wording,
 )
-from duel.agents.llm import budgets, framing, limits, runner, servers
-from duel.agents.llm.accounting import reasoning_label
-from duel.agents.llm.adapt import Settings, adapt, effective, learn
-from duel.agents.llm.board_image import image_parts, render
-from duel.agents.llm.calls import LLMCall
-from duel.agents.llm.harness import Harness
+from duel.agents.llm.framing import turn as framing
+from duel.agents.llm.framing.board_image import image_parts, render
+from duel.agents.llm.framing.memory import SeatMemory
+from duel.agents.llm.framing.renaming import renaming
 from duel.agents.llm.legal_schema import legal_move_schema
-from duel.agents.llm.memory import SeatMemory
-from duel.agents.llm.models import ANSWER_TOKENS, TRUNCATION_GROWTH
-from duel.agents.llm.prices import cost, price_table
+from duel.agents.llm.models import ANSWER_TOKENS
 from duel.agents.llm.providers.base import Provider, Reply, provider_defaults
 from duel.agents.llm.providers.registry import capabilities
-from duel.agents.llm.renaming import renaming
-from duel.agents.llm.request_budget import MAX_RESENDS, RequestBudget, Spending
 from duel.agents.llm.schema import last_json_object, structured_schema
-from duel.agents.waiting import WaitRetryAfter
+from duel.agents.llm.transport.adapt import Settings, effective
+from duel.agents.llm.transport.send import Request, Transport, Try
 from duel.engine import InfoSet, Move
 from duel.engine.moves import MoveKind
-from duel.errors import (
-    LLMConfigError,
-    RequestError,
-    SeatFailedError,
-    SpecError,
-    TransportError,
-)
+from duel.errors import LLMConfigError, SpecError
 from duel.prompts import Variant
+from duel.prompts.harness import Harness
 
 # What the structured output admits: any well-formed move, or exactly this turn's legal moves
 # (the grammar then decides legality, and first-try legality measures nothing about the model).
@@ -81,14 +73,11 @@ CONSTRAINTS = ("shape", "legal")
 WORDING = Wording(malformed="your move is malformed", illegal="that move is not legal")
 
 
-def _limit(budget: int, s: Settings) -> int:
-    """The output limit to send: the budget, within the model's limit."""
-    return min(budget, s.max_output) if s.max_output else budget
-
-
 class _Conversation(ConversationBase):
     """One decision with the model: the messages so far, the calls and the adaptations they
-    made, and the output budget (raised while the model reasons past it)."""
+    made, and its transport (transport/send.py: the output budget, raised while the model
+    reasons past it, and the request budget). It is the only writer of its call records: the
+    transport's tries and the attempt policy's verdicts (`judge`) are written here."""
 
     key = "llm"
     wording = WORDING
@@ -100,7 +89,7 @@ class _Conversation(ConversationBase):
         self.state = InfoSet.from_view(view).sample(random.Random(0))  # prices and reasons only
         priced = [(m, self.state.price(m)) for m in legal]
         h, memory = agent.harness, agent.memory
-        # the harness's parts (duel.agents.llm.framing): none with the default harness
+        # the harness's parts (duel.agents.llm.framing.turn): none with the default harness
         self.structured = agent.effective_settings().mode in framing.STRUCTURED_MODES
         bounded = self.structured and agent.caps.grammar
         self.messages: list[dict[str, Any]] = [{"role": "user", "content": framing.turn_message(
@@ -109,9 +98,7 @@ class _Conversation(ConversationBase):
             memory.last_note(view) if h.notes else None, self.structured, bounded)}]
         self.calls: list[LLMCall] = []
         self.adaptations: list[dict[str, str]] = []
-        self.budget = budgets.start(agent.budget_key(), agent.effective_settings().max_tokens)
-        # the most this decision may send (request_budget.py), counted as it is sent
-        self.spending = Spending(RequestBudget.of(agent, self.budget), agent.spec)
+        self.transport = Transport(agent)
         # the structured output's schema, if not the full one
         self.schema = legal_move_schema(legal) if agent.constrain == "legal" else None
         if not h.is_default:
@@ -122,7 +109,11 @@ class _Conversation(ConversationBase):
                 agent.caps.image_form, self.messages[0]["content"], self.image.png)
         self.reply: Reply | None = None
         self.note: str | None = None
-        self.cut_at = 0  # the largest output budget a reply was cut off at while reasoning
+
+    @property
+    def budget(self) -> int:
+        """The decision's output budget now (the transport grows it)."""
+        return self.transport.budget
 
     async def ask(self, attempt: int) -> Verdict | Any | None:
         reply = await self.model_reply(attempt)
@@ -131,15 +122,53 @@ class _Conversation(ConversationBase):
         return self.harnessed(self.agent._check(reply, self.budget))
 
     async def model_reply(self, attempt: int) -> Reply | None:
-        """One reply of the model to the messages so far (kept as `reply`), asked again while
-        it is cut off reasoning; None if none came. LLMConfigError if none can."""
-        reply, failure = await self.agent._call(self.messages, attempt, self)
-        while reply is not None and self.agent._regrow(reply, self):
-            reply, failure = await self.agent._call(self.messages, attempt, self)
-        if reply is None and failure == "config":
+        """One reply of the model to the messages so far (kept as `reply`), through the one
+        transport (retried, adapted, asked again while cut off reasoning), each try recorded;
+        None if none came. LLMConfigError if none can."""
+        result = await self.transport.send(Request(self.messages, attempt, self.schema,
+                                                   self.send_options()))
+        for tried in result.tries:
+            self.write(attempt, tried)
+        self.adaptations.extend(result.adaptations)
+        if result.reply is None and result.failure == "config":
             raise LLMConfigError(self.calls[-1].error or "")
-        self.reply = reply
-        return reply
+        self.reply = result.reply
+        return result.reply
+
+    def write(self, attempt: int, tried: Try) -> None:
+        """The call record of one try, priced: a call that returned nothing costs nothing, if
+        the model has a price at all (on a provider that bills each reply itself, OpenRouter,
+        always)."""
+        agent = self.agent
+        model = agent.provider.model
+        call = LLMCall(
+            provider=agent.provider.name, model=model, variant=agent.variant.name,
+            variant_hash=agent.variant.hash, attempt=attempt, category=tried.category,
+            latency_s=tried.latency_s,
+            input_tokens=0, output_tokens=0, cached_tokens=0, cache_write_tokens=0,
+            reasoning_tokens=0,
+            cost_usd=0.0 if agent.caps.bills_itself
+            else cost(model, 0, 0, 0, agent.prices), finish_reason="", raw="", thinking="",
+            max_tokens=tried.max_tokens, error=tried.error or None,
+            harness=None if agent.harness.is_default else agent.harness.label,
+            retry=tried.retry)
+        reply = tried.reply
+        if reply is not None:
+            # reasoning tokens are inside output_tokens (both providers bill them as output),
+            # so they are priced once, as output
+            call = replace(call, input_tokens=reply.input_tokens,
+                           output_tokens=reply.output_tokens, cached_tokens=reply.cached_tokens,
+                           cache_write_tokens=reply.cache_write_tokens,
+                           reasoning_tokens=reply.reasoning_tokens, thinking=reply.thinking,
+                           finish_reason=reply.finish_reason,
+                           raw=reply.raw if reply.raw is not None else reply.text,
+                           cost_usd=cost(model, reply.input_tokens, reply.output_tokens,
+                                         reply.cached_tokens, agent.prices,
+                                         reply.cache_write_tokens))
+            call = replace(call, served_model=reply.served_model, request_id=reply.request_id)
+            if reply.billed_usd is not None:  # the provider's own bill beats the price table
+                call = replace(call, cost_usd=round(reply.billed_usd, 9), cost_source="provider")
+        self.calls.append(call)
 
     def send_options(self) -> dict[str, Any]:
         """What the provider's call takes besides the messages and settings (the tools, for
@@ -148,7 +177,7 @@ class _Conversation(ConversationBase):
 
     def harnessed(self, checked: Verdict | Any) -> Verdict | Any:
         """The move of a checked reply under the seat's harness: the reasoning asked for in
-        words becomes the call's thinking, a note is kept (duel.agents.llm.framing)."""
+        words becomes the call's thinking, a note is kept (duel.agents.llm.framing.turn)."""
         if isinstance(checked, Verdict) or self.agent.harness.is_default:
             return checked
         taken = checked if isinstance(checked, framing.Taken) else framing.take(
@@ -279,161 +308,6 @@ class LLMAgent(AskingSeat):
     def conversation(self, view: dict[str, Any], legal: list[Move]) -> _Conversation:
         return _Conversation(self, view, legal)
 
-    def _regrow(self, reply: Reply, conv: _Conversation) -> bool:
-        """A reply cut off while reasoning, under the budget's cap: recorded as TRUNCATED and
-        the budget doubled, to ask the same again (no attempt spent). False otherwise."""
-        if not reply.truncated or not (reply.reasoning_tokens or reply.thinking
-                                       or not reply.text.strip()):
-            return False
-        s = self.effective_settings()
-        cap = s.grow_to or s.max_tokens * TRUNCATION_GROWTH
-        if s.max_output:
-            cap = min(cap, s.max_output)
-        conv.cut_at = max(conv.cut_at, _limit(conv.budget, s))
-        if conv.budget >= cap:
-            if s.grow_to is not None:  # the model's own limit, not a cap the spec set
-                self._needs_more(conv.cut_at)
-            return False
-        grown = min(cap, conv.budget * 2)
-        budgets.remember(self.budget_key(), grown)
-        conv.calls[-1].category = Category.TRUNCATED.value
-        conv.calls[-1].error = (f"cut off at {conv.budget} tokens while reasoning "
-                                   f"({reply.reasoning_tokens} reasoning tokens); asked again "
-                                   f"with {grown}")
-        conv.budget = grown
-        return True
-
-    def _needs_more(self, tokens: int) -> None:
-        """A reply cut off while reasoning at the model's output limit: every later move
-        would be paid for and thrown away, so the game stops (SeatFailedError), in one line."""
-        raise SeatFailedError(
-            f"{self.spec}: {self.provider.model} needs more than {tokens} output tokens at "
-            f"{self.reasoning_label()} (its replies are cut off while reasoning at the "
-            "model's limit); lower the effort or set max_tokens=")
-
-    async def _call(self, messages: list[dict[str, Any]], attempt: int,
-                    conv: _Conversation) -> tuple[Reply | None, str]:
-        """One attempt's call, retrying transport failures (each retry recorded, none of them
-        using up an attempt). Returns the reply, or None and why there is none."""
-        retrying = AsyncRetrying(
-            retry=retry_if_exception_type(TransportError),
-            wait=WaitRetryAfter(self.backoff),
-            stop=stop_after_attempt(self.transport_retries + 1),
-            reraise=True)
-        start = time.perf_counter()
-        previous: str | None = None  # why the last try got no reply: the next one says so
-        try:
-            async for try_ in retrying:
-                with try_:
-                    start = time.perf_counter()
-                    try:
-                        reply = await self._send(messages, attempt, conv)
-                    except TransportError as exc:
-                        conv.calls.append(replace(self._record(
-                            attempt, Category.TRANSPORT, exc.billed, start, str(exc),
-                            conv.budget), retry=previous))
-                        previous = _why(exc)
-                        raise
-                    conv.calls.append(replace(self._record(
-                        attempt, Category.OK, reply, start, "", conv.budget), retry=previous))
-                    return reply, ""
-        except TransportError:
-            return None, "transport"
-        except RequestError as exc:
-            conv.calls.append(self._record(attempt, Category.TRANSPORT, None, start, str(exc),
-                                           conv.budget))
-            return None, "request"
-        except LLMConfigError as exc:
-            conv.calls.append(self._record(attempt, Category.TRANSPORT, None, start, str(exc),
-                                           conv.budget))
-            return None, "config"
-        return None, "transport"
-
-    async def _send(self, messages: list[dict[str, Any]], attempt: int,
-                    conv: _Conversation) -> Reply:
-        """One request, adapted until the server takes it: each refused parameter is changed
-        once (adapt.py), and a change another call of the process made meanwhile is taken up
-        without a record. Raises TransportError, RequestError or LLMConfigError."""
-        sem = runner.semaphore(self.endpoint, self.concurrency)
-        tried: set[str] = set()
-        last = ""
-        for _ in range(MAX_RESENDS):
-            await servers.prepare(self)  # a compatible server: which one, what it enforces
-            s = self.effective_settings()
-            sent = _limit(conv.budget, s)
-            conv.spending.send(sent)  # LLMConfigError past the decision's budget
-            started = time.monotonic()
-            self._status("start", attempt, started, s)
-            try:
-                # The process's cap first: a slot of the cluster's is not held while waiting.
-                system, sent_messages, schema = self.variant.system, messages, conv.schema
-                if self.renaming is not None:
-                    system, sent_messages, schema = self.renaming.outgoing(
-                        system, messages, schema or structured_schema())
-                async with sem, limits.slot(f"{self.provider.name}:{self.provider.model}"):
-                    reply = await self.provider.complete(system, sent_messages, sent,
-                                                         s.temperature, settings=s,
-                                                         schema=schema, **conv.send_options())
-                return reply if self.renaming is None else self.renaming.incoming(reply)
-            except RequestError as exc:
-                if self.effective_settings() != s:
-                    continue  # adapted by another call meanwhile: send with that
-                found = adapt(s, sent, exc, self.provider.name, not self.caps.json_object,
-                              tried)
-                if found is None:
-                    raise
-                changes, record = found
-                limit = changes.get("max_output")
-                if limit is not None and limit <= conv.cut_at and s.grow_to is not None:
-                    learn(self.endpoint, self.provider.model, changes)
-                    self._needs_more(limit)  # cut off at that budget already: stop now
-                if learn(self.endpoint, self.provider.model, changes):
-                    conv.adaptations.append(record.to_json())
-                last = record.reason
-            finally:
-                self._status("end", attempt, started, s)
-        raise LLMConfigError(f"{self.provider.name}: the server kept refusing the request after "
-                             f"{MAX_RESENDS} changes: {last}")
-
-    def _status(self, event: str, attempt: int, started: float, s: Settings) -> None:
-        if self.on_status is not None:
-            # A provider may have more to say while it works (the local model starting).
-            self.on_status({"event": event, "attempt": attempt, "started": started,
-                            "reasoning": self.model_reasons or s.reasons(),
-                            "note": getattr(self.provider, "status_note", None)})
-
-    def _record(self, attempt: int, category: str, reply: Reply | None, start: float,
-                error: str, budget: int) -> LLMCall:
-        model = self.provider.model
-        call = LLMCall(
-            provider=self.provider.name, model=model, variant=self.variant.name,
-            variant_hash=self.variant.hash, attempt=attempt, category=str(category),
-            latency_s=round(time.perf_counter() - start, 3),
-            input_tokens=0, output_tokens=0, cached_tokens=0, cache_write_tokens=0,
-            reasoning_tokens=0,
-            # a call that returned nothing costs nothing, if the model has a price at all (on
-            # a provider that bills each reply itself, OpenRouter, always)
-            cost_usd=0.0 if self.caps.bills_itself
-            else cost(model, 0, 0, 0, self.prices), finish_reason="", raw="", thinking="",
-            max_tokens=_limit(budget, self.effective_settings()), error=error or None,
-            harness=None if self.harness.is_default else self.harness.label)
-        if reply is not None:
-            # reasoning tokens are inside output_tokens (both providers bill them as output),
-            # so they are priced once, as output
-            call = replace(call, input_tokens=reply.input_tokens,
-                           output_tokens=reply.output_tokens, cached_tokens=reply.cached_tokens,
-                           cache_write_tokens=reply.cache_write_tokens,
-                           reasoning_tokens=reply.reasoning_tokens, thinking=reply.thinking,
-                           finish_reason=reply.finish_reason,
-                           raw=reply.raw if reply.raw is not None else reply.text,
-                           cost_usd=cost(model, reply.input_tokens, reply.output_tokens,
-                                         reply.cached_tokens, self.prices,
-                                         reply.cache_write_tokens))
-            call = replace(call, served_model=reply.served_model, request_id=reply.request_id)
-            if reply.billed_usd is not None:  # the provider's own bill beats the price table
-                call = replace(call, cost_usd=round(reply.billed_usd, 9), cost_source="provider")
-        return call
-
     def _check(self, reply: Reply, budget: int) -> Verdict | Any:
         """What only the LLM seat can judge: a reply cut off, empty, or without a JSON object
         (a Verdict); else the move object, for the attempt policy to judge."""
@@ -468,17 +342,6 @@ class LLMAgent(AskingSeat):
                 f"The step is {step}. The legal moves now are:\n"
                 + "\n".join(f"- {line}" for line in valid_moves(legal))
                 + f"\nFor example: {json.dumps(legal[0].to_json())}\n" + closing)
-
-
-def _why(exc: TransportError) -> str:
-    """What a retry of `exc`'s request says about the try before it."""
-    if "timed out" in str(exc):
-        return "after a timeout: the request was sent again from the start"
-    if exc.status is not None:
-        return f"after HTTP {exc.status}"
-    if exc.reported:
-        return f"after the provider reported an error ({exc.reported})"
-    return "after a failed connection"
 
 
 def valid_moves(legal: list[Move]) -> list[str]:

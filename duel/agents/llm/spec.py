@@ -11,10 +11,7 @@ from typing import Any
 
 from duel.agents.builtin import LLM
 from duel.agents.kinds import load, parse_params
-from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent
-from duel.agents.llm.harness import OPTIONS as HARNESS_OPTIONS
-from duel.agents.llm.harness import THINK_TOKENS, Harness
 from duel.agents.llm.models import (
     ANSWER_TOKENS,
     REASONING_EFFORTS,
@@ -31,8 +28,11 @@ from duel.agents.llm.providers.registry import (
     taking,
 )
 from duel.agents.llm.toolloop import DEFAULT_TOOL_STEPS, TOOL_SETTINGS, ToolAgent, dialect
+from duel.agents.llm.transport.adapt import Settings
 from duel.errors import PromptError, SpecError
 from duel.prompts import get_variant
+from duel.prompts.harness import OPTIONS as HARNESS_OPTIONS
+from duel.prompts.harness import THINK_TOKENS, Harness
 
 
 def _endpoint(kind: ProviderKind, target: str, base_url: str | None) -> str:
@@ -142,7 +142,7 @@ def _server(settings: Settings, kind: ProviderKind, provider: Any, server: str |
     the first call, servers.py), and constrain=legal refused at once where it would not hold."""
     from dataclasses import replace
 
-    from duel.agents.llm.servers import check_spec, kind_named
+    from duel.agents.llm.servers.compat import check_spec, kind_named
 
     if kind.caps.known_server:
         server = kind.caps.known_server  # the server duel runs

@@ -33,10 +33,10 @@ from typing import Any
 
 from duel.agents.attempts import Category, Verdict
 from duel.agents.llm import tool_responses
-from duel.agents.llm.adapt import Settings
 from duel.agents.llm.agent import LLMAgent, _Conversation, valid_moves
 from duel.agents.llm.providers.base import Reply, ToolUse
 from duel.agents.llm.providers.registry import KINDS, ProviderKind, capabilities
+from duel.agents.llm.transport.adapt import Settings
 from duel.agents.tools import TOOLS, TOOLS_BY_NAME, SeatStatus, SeatTools
 from duel.agents.tools.record import RAW_LIMIT, ToolCall
 from duel.agents.tools.toolset import MOVE_ARGS, checked_arguments

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
+from duel.accounting.games import llm_totals
+from duel.accounting.totals import combine
 from duel.agents.account import SeatAccount
-from duel.agents.llm.accounting import llm_totals
-from duel.agents.llm.totals import combine
 from duel.analysis.summary import BLUNDER
 from duel.grading.plan import BASELINE, NULL_VARIANT, RunOutcome
 from duel.grading.plots import Bars, Chart, Paired, draw

@@ -14,8 +14,6 @@ import inspect
 import json
 from typing import Any
 
-from duel.agents.llm import streaming
-from duel.agents.llm.adapt import Settings
 from duel.agents.llm.models import ANSWER_TOKENS, CLAUDE_EFFORTS, THINKING_MIN, ModelFamily
 from duel.agents.llm.providers.base import (
     TOOL_DESCRIPTION,
@@ -29,6 +27,8 @@ from duel.agents.llm.providers.base import (
 from duel.agents.llm.providers.openai_chat import key
 from duel.agents.llm.providers.registry import KINDS, BuildOptions
 from duel.agents.llm.schema import structured_schema
+from duel.agents.llm.transport import streaming
+from duel.agents.llm.transport.adapt import Settings
 from duel.errors import SpecError, TransportError
 
 THINKING_FORMS = ("adaptive", "budget")

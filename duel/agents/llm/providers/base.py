@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from duel.agents.llm.adapt import Settings
 from duel.agents.llm.models import ANSWER_TOKENS
+from duel.agents.llm.transport.adapt import Settings
 from duel.agents.waiting import retry_after
 from duel.errors import LLMConfigError, RequestError, TransportError
 

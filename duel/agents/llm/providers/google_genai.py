@@ -40,7 +40,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from duel.agents.llm.adapt import MODES, Settings
 from duel.agents.llm.models import ANSWER_TOKENS, CACHE_HOURS, ModelFamily, family
 from duel.agents.llm.providers.base import (
     TOOL_DESCRIPTION,
@@ -54,6 +53,7 @@ from duel.agents.llm.providers.base import (
 from duel.agents.llm.providers.openai_chat import key
 from duel.agents.llm.providers.registry import KINDS, BuildOptions
 from duel.agents.llm.schema import structured_schema
+from duel.agents.llm.transport.adapt import MODES, Settings
 from duel.errors import LLMConfigError, SpecError, TransportError
 
 NAME = "google"

@@ -1,5 +1,5 @@
 """`llm:local`: the shipped small model on llama.cpp's OpenAI-compatible server, which
-duel starts on loopback at the first call (duel.agents.llm.local), spoken to through Chat
+duel starts on loopback at the first call (duel.agents.llm.servers.local), spoken to through Chat
 Completions with the prompt slot of its prefix (`id_slot`: a game's turns reuse one slot's
 cache)."""
 
@@ -8,11 +8,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from duel.agents.llm.adapt import Settings
-from duel.agents.llm.local import LocalServer, prompt_prefix
 from duel.agents.llm.providers.base import Reply
 from duel.agents.llm.providers.openai_chat import OpenAIProvider
 from duel.agents.llm.providers.registry import KINDS, BuildOptions
+from duel.agents.llm.servers.local import LocalServer, prompt_prefix
+from duel.agents.llm.transport.adapt import Settings
 from duel.errors import SpecError
 
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from duel.agents.llm import caching, streaming
-from duel.agents.llm.adapt import MODES, Settings
+from duel.agents.llm import caching
 from duel.agents.llm.models import ANSWER_TOKENS
 from duel.agents.llm.providers.base import (
     TOOL_DESCRIPTION,
@@ -31,6 +30,8 @@ from duel.agents.llm.providers.base import (
 )
 from duel.agents.llm.providers.registry import KINDS, BuildOptions
 from duel.agents.llm.schema import structured_schema
+from duel.agents.llm.transport import streaming
+from duel.agents.llm.transport.adapt import MODES, Settings
 from duel.errors import SpecError, TransportError
 
 CHAT = KINDS["openai"].caps  # OpenAI's own Chat Completions

@@ -25,8 +25,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from duel.agents.llm import caching, streaming, tool_responses
-from duel.agents.llm.adapt import MODES, Settings
+from duel.agents.llm import caching, tool_responses
 from duel.agents.llm.models import ANSWER_TOKENS, family
 from duel.agents.llm.providers import openai_chat
 from duel.agents.llm.providers.base import (
@@ -41,6 +40,8 @@ from duel.agents.llm.providers.base import (
 )
 from duel.agents.llm.providers.registry import KINDS, BuildOptions
 from duel.agents.llm.schema import structured_schema
+from duel.agents.llm.transport import streaming
+from duel.agents.llm.transport.adapt import MODES, Settings
 from duel.errors import RequestError, SpecError, TransportError
 
 TOKEN_PARAM = "max_output_tokens"

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from duel.agents.llm import caching
-from duel.agents.llm.adapt import Settings
 from duel.agents.llm.providers.openai_chat import OpenAIProvider, key
 from duel.agents.llm.providers.registry import KINDS, BuildOptions
+from duel.agents.llm.transport.adapt import Settings
 
 URL = "https://openrouter.ai/api/v1"
 

@@ -5,7 +5,7 @@ Anthropic's `messages.count_tokens` endpoint, sent the request a call sends (the
 marked for caching, the move tool, the thinking and effort settings, the messages). Everywhere
 else, and when counting fails, the local estimate: a quarter of the characters of the rules
 text, the turn message and the structured output's schema
-(duel.agents.llm.projection.estimate_tokens), said as such. The rules text's own tokens are
+(duel.accounting.projection.estimate_tokens), said as such. The rules text's own tokens are
 counted too: it is the prefix a provider caches.
 """
 
@@ -15,8 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from duel.agents.llm.projection import CHARS_PER_TOKEN, estimate_tokens
-from duel.agents.llm.providers.registry import capabilities
+from duel.accounting.projection import CHARS_PER_TOKEN, estimate_tokens
 from duel.agents.llm.schema import structured_schema
 
 LOCAL = f"local estimate ({CHARS_PER_TOKEN} characters per token)"
@@ -33,11 +32,13 @@ class Counted:
 
 
 def count(agent: Any, messages: list[dict[str, Any]]) -> Counted:
-    """The input tokens of `agent` (an LLMAgent) sending `messages` after its rules text."""
-    counter = capabilities(agent.provider).token_counter
+    """The input tokens of `agent` (an LLMAgent) sending `messages` after its rules text.
+    Whether its provider counts is the agent's own capabilities' (`agent.caps`), so that the
+    accounting reads no provider module."""
+    counter = agent.caps.token_counter
     if counter:
         try:
-            from duel.agents.llm import runner
+            from duel.agents import runner
 
             full = runner.run(_count(agent, messages))
             rules = runner.run(_count(agent, _SHORTEST))

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from duel.agents.llm.calls import LLMCall
+from duel.accounting.calls import LLMCall
 from duel.errors import InvalidStateError
 
 DEFAULT_REASONING = "default"  # the label of games recorded before results named their setting

@@ -2,11 +2,11 @@
 completions, prompt caching, JSON-schema-constrained output), from the `xllamacpp` package's
 prebuilt wheel, so installing the `local` extra compiles nothing.
 
-    python -m duel.agents.llm.xserver --model PATH --port N [--host 127.0.0.1] [--n_ctx 16384]
-        [--n_threads 2] [--n_batch 128] [--n_ubatch 128] [--flash_attn true] [--n_parallel 1]
-        [--cache_ram_mib 1024]
+    python -m duel.agents.llm.servers.xserver --model PATH --port N [--host 127.0.0.1]
+        [--n_ctx 16384] [--n_threads 2] [--n_batch 128] [--n_ubatch 128] [--flash_attn true]
+        [--n_parallel 1] [--cache_ram_mib 1024]
 
-It serves until it is terminated (duel.agents.llm.local.LocalServer starts and stops it)."""
+It serves until it is terminated (duel.agents.llm.servers.local.LocalServer starts and stops it)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def params_of(args: argparse.Namespace) -> object:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m duel.agents.llm.xserver")
+    p = argparse.ArgumentParser(prog="python -m duel.agents.llm.servers.xserver")
     p.add_argument("--model", required=True)
     p.add_argument("--model_alias", default="local")
     p.add_argument("--host", default="127.0.0.1")

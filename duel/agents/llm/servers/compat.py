@@ -24,9 +24,9 @@ from typing import Any
 
 import httpx
 
-from duel.agents.llm.adapt import learn
 from duel.agents.llm.providers.registry import capabilities
-from duel.agents.llm.server_kinds import KINDS, UNKNOWN, ServerKind, _known, kind_of
+from duel.agents.llm.servers.kinds import KINDS, UNKNOWN, ServerKind, _known, kind_of
+from duel.agents.llm.transport.adapt import learn
 from duel.errors import LLMConfigError, SpecError
 
 __all__ = ["KINDS", "UNKNOWN", "ServerKind", "kind_of", "identify", "prepare"]

@@ -1,7 +1,7 @@
 """Output budgets a model has been found to need, remembered for the rest of the process.
 
 A reply cut off while the model was still reasoning is paid for and thrown away; the same
-question is then asked with twice the budget (agent.py). The budget that was needed is where
+question is then asked with twice the budget (send.py). The budget that was needed is where
 that model's later calls start, for every agent and game of the process (a tournament's games,
 the server's seats): one cut-off reply teaches the run, instead of one per move. The memory is
 per endpoint, model and reasoning setting (a model at `reasoning_effort=xhigh` needs more than

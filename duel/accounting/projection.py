@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from duel.agents.llm.prices import cost
+from duel.accounting.prices import cost
 
 # Decisions of one seat in a whole game: the mean per seat over 20 seeded games (seeds 0-19) was
 # 35.8 for rule against rule and 35.6 for random against random (28 to 40); the draft's picks

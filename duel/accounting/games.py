@@ -1,13 +1,13 @@
 """Per-game LLM totals from the moves' recorded calls, in their JSON form: the functions the
 match, transcript and report code call. The totals themselves, and the one place they are
-built, are :class:`duel.agents.llm.totals.LLMTotals`."""
+built, are :class:`duel.accounting.totals.LLMTotals`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from duel.agents.llm.totals import LLMTotals, reasoning_label
+from duel.accounting.totals import LLMTotals, reasoning_label
 
 __all__ = ["llm_totals", "reasoning_label", "totals_line"]
 
