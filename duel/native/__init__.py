@@ -267,3 +267,63 @@ class Sweeper:
     def finish(self, rng: random.Random) -> None:
         """Leave `rng` where the Python sweeps would have left it."""
         rng.setstate((self._version, tuple(self._native.words()), self._gauss))
+
+
+# ---------------------------------------------------------------- the guided search
+def _feature_layout() -> dict[str, int]:
+    """duel.guide.features' layout constants, by name (the native tree reads them)."""
+    from duel.guide import features
+
+    return {name: value for name, value in vars(features).items()
+            if name[:2] in ("F_", "P_", "S_", "A_") or name == "MAX_COINS"
+            if isinstance(value, int)}
+
+
+class GuidedSearch:
+    """The guided search's tree in native code (duel/native/guided.h), below a root the agent
+    expanded in Python (`moves` with their `priors`, the network's `value`; one visit). The
+    network stays in Python: `evaluate(idx, val, slots)` gives the mover's value and the
+    moves' priors (features and policy slots as duel.guide.features gives them), so the
+    arithmetic is the Python search's. The generator is read at :meth:`start` and handed back
+    at :meth:`finish`, where the Python simulations would have left it."""
+
+    def __init__(self, info: Any, moves: list[Move], priors: list[float], value: float,
+                 c: float, fpu: float, cap: int, mix: float, epsilon: float,
+                 evaluate: Any) -> None:
+        self._native = core().GuidedSearch(
+            to_native(info.template), list(info.hidden_slots),
+            [list(pool) for pool in info.age_pools], list(info.guild_pool),
+            list(info.box_pool), list(info.wonder_pool), bool(info.template.open_box),
+            [CODE_OF[m] for m in moves], list(priors), value, c, fpu, cap, mix, epsilon,
+            _feature_layout(), evaluate)
+        self._version: Any = None
+        self._gauss: Any = None
+
+    def start(self, rng: random.Random) -> None:
+        """Draw from `rng`'s state from now on (until :meth:`finish`)."""
+        version, words, gauss = rng.getstate()
+        self._version, self._gauss = version, gauss
+        self._native.start(list(words))
+
+    def run(self, limit: int, seconds: float) -> int:
+        """GuidedAgent._puct's loop: simulations until `limit` (if > 0) or `seconds`."""
+        return int(self._native.run(limit, seconds))
+
+    def sweep(self, alive: list[int], count: int, seconds: float, timed: bool) -> int:
+        """`count` rounds of one simulation per root child in `alive` (indices), or with
+        `timed` rounds until `seconds` have passed (one at least)."""
+        return int(self._native.sweep(alive, count, seconds, timed))
+
+    def stats(self) -> tuple[int, float, list[tuple[int, float]]]:
+        """The root's visits and value, and each root child's, in the moves' order."""
+        visits, value, children = self._native.stats()
+        return int(visits), float(value), [(int(n), float(v)) for n, v in children]
+
+    def features(self, state: GameState) -> tuple[list[int], list[float], list[int]]:
+        """What the tree hands the network for `state` (for the tests)."""
+        idx, val, slots = self._native.features(to_native(state))
+        return list(idx), list(val), list(slots)
+
+    def finish(self, rng: random.Random) -> None:
+        """Leave `rng` where the Python simulations would have left it."""
+        rng.setstate((self._version, tuple(self._native.words()), self._gauss))
