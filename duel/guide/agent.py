@@ -185,7 +185,7 @@ class GuidedAgent:
         c, fpu, cap, mix, epsilon = self.params
         priors = [ch.prior for ch in root.children or []]
         return GuidedSearch(info, moves, priors, value, c, fpu, cap, mix, epsilon,
-                            _evaluator(self.guide))
+                            _evaluator(self.guide), feature_layout())
 
     def _puct(self, root: GNode, info: InfoSet, rng: random.Random, params: Params,
               tree: Any = None) -> int:
@@ -263,6 +263,15 @@ def _native_available() -> bool:
     from duel.native import available
 
     return available()
+
+
+def feature_layout() -> dict[str, int]:
+    """duel.guide.features' layout constants by name, for the native tree's encoder."""
+    from duel.guide import features
+
+    return {name: value for name, value in vars(features).items()
+            if (name[:2] in ("F_", "P_", "S_", "A_") or name == "MAX_COINS")
+            and isinstance(value, int)}
 
 
 def _evaluator(guide: Guide) -> Any:

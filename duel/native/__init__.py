@@ -270,32 +270,25 @@ class Sweeper:
 
 
 # ---------------------------------------------------------------- the guided search
-def _feature_layout() -> dict[str, int]:
-    """duel.guide.features' layout constants, by name (the native tree reads them)."""
-    from duel.guide import features
-
-    return {name: value for name, value in vars(features).items()
-            if name[:2] in ("F_", "P_", "S_", "A_") or name == "MAX_COINS"
-            if isinstance(value, int)}
-
-
 class GuidedSearch:
     """The guided search's tree in native code (duel/native/guided.h), below a root the agent
     expanded in Python (`moves` with their `priors`, the network's `value`; one visit). The
     network stays in Python: `evaluate(idx, val, slots)` gives the mover's value and the
     moves' priors (features and policy slots as duel.guide.features gives them), so the
-    arithmetic is the Python search's. The generator is read at :meth:`start` and handed back
-    at :meth:`finish`, where the Python simulations would have left it."""
+    arithmetic is the Python search's. `layout`: duel.guide.features' constants by name (the
+    guide's layer hands them down; duel.guide.agent.feature_layout). The generator is read at
+    :meth:`start` and handed back at :meth:`finish`, where the Python simulations would have
+    left it."""
 
     def __init__(self, info: Any, moves: list[Move], priors: list[float], value: float,
                  c: float, fpu: float, cap: int, mix: float, epsilon: float,
-                 evaluate: Any) -> None:
+                 evaluate: Any, layout: dict[str, int]) -> None:
         self._native = core().GuidedSearch(
             to_native(info.template), list(info.hidden_slots),
             [list(pool) for pool in info.age_pools], list(info.guild_pool),
             list(info.box_pool), list(info.wonder_pool), bool(info.template.open_box),
             [CODE_OF[m] for m in moves], list(priors), value, c, fpu, cap, mix, epsilon,
-            _feature_layout(), evaluate)
+            layout, evaluate)
         self._version: Any = None
         self._gauss: Any = None
 

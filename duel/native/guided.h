@@ -1,8 +1,9 @@
 // The guided search's tree in C++ (part of search.cpp's translation unit): a transcription of
 // duel/guide/search.py (GNode, select, reveal_key, reveals, simulate, _outcome, _rollout),
-// duel/guide/redeal.py (redeal) and duel/guide/features.py (encode, move_slots), drawing the same numbers from the same generator
-// in the same order, so that a seeded search with an iteration budget grows the same tree and
-// reports the same root statistics as the Python one (tests/guide/test_guided_native.py).
+// duel/guide/redeal.py (redeal) and duel/guide/features.py (encode, move_slots), drawing the
+// same numbers from the same generator in the same order, so that a seeded search with an
+// iteration budget grows the same tree and reports the same root statistics as the Python one
+// (tests/guide/test_guide_native.py).
 //
 // The network is not here: each expansion calls back into Python with the features and the
 // moves' policy slots (duel/native/__init__.py: GuidedSearch), which runs the very numpy
