@@ -76,8 +76,11 @@ class GuidedAgent:
             raise SpecError(f"seed must be >= 0, or -1 for the match's generator; got {seed}")
         if reuse not in (0, 1):
             raise SpecError(f"reuse must be 0 or 1, got {reuse}")
-        if native not in (0, 1):
-            raise SpecError(f"native must be 0 or 1, got {native}")
+        if native not in (0, 1, 2):
+            raise SpecError(f"native must be 0, 1 or 2, got {native}")
+        if native == 2 and runtime != "numpy":
+            raise SpecError("native=2 (the network in C++) reads the numpy runtime's weights: "
+                            "runtime=numpy")
         if iterations <= 0 and time <= 0:
             iterations = 400
         self.guide = load_guide(guide, runtime)
@@ -91,7 +94,9 @@ class GuidedAgent:
         self._rng = random.Random(seed) if seed >= 0 else None
         self.reuse = reuse == 1
         # The native tree when asked for and built (and not stale, nor DUEL_PURE=1).
-        self.native = native == 1 and _native_available()
+        self.native = native >= 1 and _native_available()
+        # native=2: the network in C++ too (float32 in another order: not bit for bit).
+        self.native_net = native == 2 and self.native
         # The node of the move chosen last, a sample of the position after it, and the seat
         # (duel.guide.reuse).
         self._last: tuple[GNode, GameState, int] | None = None
@@ -184,8 +189,11 @@ class GuidedAgent:
 
         c, fpu, cap, mix, epsilon = self.params
         priors = [ch.prior for ch in root.children or []]
-        return GuidedSearch(info, moves, priors, value, c, fpu, cap, mix, epsilon,
+        tree = GuidedSearch(info, moves, priors, value, c, fpu, cap, mix, epsilon,
                             _evaluator(self.guide), feature_layout())
+        if self.native_net:
+            tree.use_net(native_net(self.guide))
+        return tree
 
     def _puct(self, root: GNode, info: InfoSet, rng: random.Random, params: Params,
               tree: Any = None) -> int:
@@ -263,6 +271,20 @@ def _native_available() -> bool:
     from duel.native import available
 
     return available()
+
+
+_NETS: dict[int, Any] = {}
+
+
+def native_net(guide: Guide) -> Any:
+    """The native core's copy of `guide`'s network (a NumpyGuide), made once per guide."""
+    from duel.native import Net
+
+    net = _NETS.get(id(guide))
+    if net is None:
+        net = Net(guide)
+        _NETS[id(guide)] = net
+    return net
 
 
 def feature_layout() -> dict[str, int]:

@@ -291,6 +291,7 @@ class GuidedSearch:
             layout, evaluate)
         self._version: Any = None
         self._gauss: Any = None
+        self._nets: list[Net] = []
 
     def start(self, rng: random.Random) -> None:
         """Draw from `rng`'s state from now on (until :meth:`finish`)."""
@@ -312,11 +313,45 @@ class GuidedSearch:
         visits, value, children = self._native.stats()
         return int(visits), float(value), [(int(n), float(v)) for n, v in children]
 
+    def use_net(self, net: Net) -> None:
+        """Evaluate with `net` in C++ from now on instead of the callback (native=2)."""
+        self._native.use_net(net.native)
+        self._nets.append(net)
+
     def features(self, state: GameState) -> tuple[list[int], list[float], list[int]]:
         """What the tree hands the network for `state` (for the tests)."""
         idx, val, slots = self._native.features(to_native(state))
         return list(idx), list(val), list(slots)
 
     def finish(self, rng: random.Random) -> None:
-        """Leave `rng` where the Python simulations would have left it."""
+        """Leave `rng` where the Python simulations would have left it (and count the
+        evaluations a native network made)."""
         rng.setstate((self._version, tuple(self._native.words()), self._gauss))
+        for net in self._nets:
+            net.take_evaluations()
+
+
+class Net:
+    """The guide's network in C++ (guided.h: Net) from a NumpyGuide's weights: the same
+    function in float32, summed in another order (values and priors agree to about 1e-6, not
+    to the bit). `evaluate(idx, val, slots)` as the callback; `evaluations` counts them and
+    :meth:`take_evaluations` hands the new ones to the guide's own count."""
+
+    def __init__(self, guide: Any) -> None:
+        self.guide = guide
+        self.native = core().Net(guide.w_in, guide.b_in, [(w, b) for w, b in guide.body],
+                                 guide.w_pol, guide.b_pol, guide.w_v1, guide.b_v1,
+                                 guide.w_v2, float(guide.b_v2))
+        self._counted = 0
+
+    def evaluate(self, idx: list[int], val: list[float], slots: list[int]
+                 ) -> tuple[float, list[float]]:
+        value, priors = self.native.evaluate(idx, val, slots)
+        self._counted += 1  # a direct call, not a search's: not the guide's to count
+        return float(value), list(priors)
+
+    def take_evaluations(self) -> None:
+        """Add the evaluations made in C++ since the last call to the guide's count."""
+        done = int(self.native.evaluations)
+        self.guide.evaluations += done - self._counted
+        self._counted = done

@@ -12,8 +12,11 @@
 // The difference from the Python search: no tree is kept between decisions (as for mcts).
 // Included by search.cpp, after its anonymous namespace (the sampling, MAST, the rollouts).
 #pragma once
+#include <pybind11/numpy.h>
+
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 namespace duel_guided {
 
@@ -176,6 +179,133 @@ void move_slots(const Layout& L, const State& s, int m, std::vector<int>& out) {
     out.push_back(second);
 }
 
+// The network's arithmetic in C++ (native=2, off by default): duel.guide.runtime.NumpyGuide's
+// function in float32 from the same weights, its value and softmax in double as there. Not the
+// same bits: numpy's `@` sums in OpenBLAS's blocked order, this in its own (the layers are
+// stored transposed so the sums vectorise over the outputs), so values and priors agree to
+// about 1e-6 (tests/guide/test_guide_native.py) and a seeded search drifts from the Python one.
+// The setup's -O2 vectorises only loops that need no alias checks (GCC 12's very-cheap cost
+// model): the network's loops get -O3's model here, with restrict pointers.
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+struct Net {
+    int features = 0, hidden = 0, value_hidden = 0, policy = 0;
+    std::vector<float> w_in, b_in;       // (features, hidden), (hidden)
+    std::vector<std::vector<float>> body_t, body_b;  // each (in, out) transposed, (out)
+    std::vector<float> w_pol, b_pol;     // (policy, hidden), (policy)
+    std::vector<float> v1_t, b_v1;       // (hidden, value_hidden) transposed, (value_hidden)
+    std::vector<float> w_v2;             // (value_hidden)
+    double b_v2 = 0.0;
+    mutable std::vector<float> h, h2, v;
+    long evaluations = 0;
+
+    static float dot(const float* __restrict a, const float* __restrict b, int n) {
+        float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        int i = 0;
+        for (; i + 8 <= n; i += 8)
+            for (int k = 0; k < 8; k++) acc[k] += a[i + k] * b[i + k];
+        float s = 0;
+        for (int k = 0; k < 8; k++) s += acc[k];
+        for (; i < n; i++) s += a[i] * b[i];
+        return s;
+    }
+    // out = W^T x + b, W^T stored (in, out): a sum over the inputs, vectorised over outputs.
+    static void affine_t(const float* __restrict wt, const float* __restrict b,
+                         const float* __restrict x, int in, int out, float* __restrict y) {
+        for (int o = 0; o < out; o++) y[o] = 0.0f;
+        for (int i = 0; i < in; i++) {
+            float xi = x[i];
+            const float* row = wt + (size_t)i * out;
+            for (int o = 0; o < out; o++) y[o] += xi * row[o];
+        }
+        for (int o = 0; o < out; o++) { y[o] += b[o]; if (y[o] < 0.0f) y[o] = 0.0f; }
+    }
+    // The mover's value and the moves' priors (softmax of their logits).
+    double evaluate(const std::vector<int>& idx, const std::vector<double>& val,
+                    const std::vector<int>& slots, std::vector<double>& priors) {
+        evaluations++;
+        h.assign(hidden, 0.0f);
+        float* __restrict hp = h.data();
+        for (size_t k = 0; k < idx.size(); k++) {
+            float x = (float)val[k];
+            const float* __restrict row = w_in.data() + (size_t)idx[k] * hidden;
+            for (int j = 0; j < hidden; j++) hp[j] += x * row[j];
+        }
+        const float* __restrict bp = b_in.data();
+        for (int j = 0; j < hidden; j++) { hp[j] += bp[j]; if (hp[j] < 0.0f) hp[j] = 0.0f; }
+        for (size_t l = 0; l < body_t.size(); l++) {
+            h2.assign(hidden, 0.0f);
+            affine_t(body_t[l].data(), body_b[l].data(), h.data(), hidden, hidden, h2.data());
+            h.swap(h2);
+        }
+        v.assign(value_hidden, 0.0f);
+        affine_t(v1_t.data(), b_v1.data(), h.data(), hidden, value_hidden, v.data());
+        double value = 1.0 / (1.0 + std::exp(-((double)dot(w_v2.data(), v.data(), value_hidden)
+                                              + b_v2)));
+        int n = (int)slots.size() / 2;
+        priors.resize(n);
+        if (!n) return value;
+        double top = -1e300;
+        for (int i = 0; i < n; i++) {
+            int a = slots[2 * i], b = slots[2 * i + 1];
+            double logit = (double)(dot(w_pol.data() + (size_t)a * hidden, h.data(), hidden)
+                                    + b_pol[a]);
+            if (b >= 0)
+                logit += (double)dot(w_pol.data() + (size_t)b * hidden, h.data(), hidden)
+                         + (double)b_pol[b];
+            priors[i] = logit;
+            if (logit > top) top = logit;
+        }
+        double total = 0.0;
+        for (int i = 0; i < n; i++) { priors[i] = std::exp(priors[i] - top); total += priors[i]; }
+        for (int i = 0; i < n; i++) priors[i] /= total;
+        return value;
+    }
+};
+
+#pragma GCC pop_options
+
+using Floats = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+std::vector<float> flat(const Floats& a) { return std::vector<float>(a.data(), a.data() + a.size()); }
+
+// (out, in) to (in, out)
+std::vector<float> transposed(const Floats& a) {
+    if (a.ndim() != 2) throw std::invalid_argument("a layer's weights are a matrix");
+    int out = (int)a.shape(0), in = (int)a.shape(1);
+    std::vector<float> t((size_t)in * out);
+    const float* d = a.data();
+    for (int o = 0; o < out; o++)
+        for (int i = 0; i < in; i++) t[(size_t)i * out + o] = d[(size_t)o * in + i];
+    return t;
+}
+
+// From NumpyGuide's arrays: w_in (features, hidden), the body's (out, in) layers, the policy
+// (policy, hidden), value1 (value_hidden, hidden), value2 (value_hidden).
+std::shared_ptr<Net> make_net(const Floats& w_in, const Floats& b_in,
+                              const std::vector<std::pair<Floats, Floats>>& body,
+                              const Floats& w_pol, const Floats& b_pol, const Floats& w_v1,
+                              const Floats& b_v1, const Floats& w_v2, double b_v2) {
+    auto net = std::make_shared<Net>();
+    net->features = (int)w_in.shape(0);
+    net->hidden = (int)w_in.shape(1);
+    net->policy = (int)w_pol.shape(0);
+    net->value_hidden = (int)w_v1.shape(0);
+    net->w_in = flat(w_in);
+    net->b_in = flat(b_in);
+    for (auto& layer : body) {
+        net->body_t.push_back(transposed(layer.first));
+        net->body_b.push_back(flat(layer.second));
+    }
+    net->w_pol = flat(w_pol);
+    net->b_pol = flat(b_pol);
+    net->v1_t = transposed(w_v1);
+    net->b_v1 = flat(b_v1);
+    net->w_v2 = flat(w_v2);
+    net->b_v2 = b_v2;
+    return net;
+}
+
 // search.GNode. A node's children are one contiguous run of nodes (made at once by expand).
 struct GNode {
     int move, seat;
@@ -309,6 +439,8 @@ public:
     }
 
     void start(const std::vector<uint32_t>& words) { rng_ = mt_of(words); }
+    // The network in C++ from now on instead of the callback (native=2).
+    void use_net(std::shared_ptr<Net> net) { net_ = std::move(net); }
     std::vector<uint32_t> words() const { return rng_.words(); }
 
     // GuidedAgent._puct's loop: simulations until `limit` (if > 0) or the deadline (checked
@@ -371,9 +503,15 @@ private:
         encode(L_, s, open_box_, feats_);
         slots_.clear();
         for (int i = 0; i < n; i++) move_slots(L_, s, legal[i], slots_);
-        py::tuple out = evaluate_(feats_.idx, feats_.val, slots_);
-        double value = out[0].cast<double>();
-        std::vector<double> priors = out[1].cast<std::vector<double>>();
+        double value;
+        if (net_) {
+            value = net_->evaluate(feats_.idx, feats_.val, slots_, priors_);
+        } else {
+            py::tuple out = evaluate_(feats_.idx, feats_.val, slots_);
+            value = out[0].cast<double>();
+            priors_ = out[1].cast<std::vector<double>>();
+        }
+        const std::vector<double>& priors = priors_;
         if ((int)priors.size() != n) throw std::runtime_error("the evaluator gave wrong priors");
         int mover = s.current, first = (int)nodes_.size();
         for (int i = 0; i < n; i++) nodes_.push_back(GNode{legal[i], mover, priors[i]});
@@ -497,6 +635,8 @@ private:
     Mast mast_;
     Layout L_;
     py::object evaluate_;
+    std::shared_ptr<Net> net_;
+    std::vector<double> priors_;
     MT rng_;
     std::vector<GNode> nodes_;
     std::vector<std::vector<Outcome>> outs_;
@@ -511,6 +651,16 @@ private:
 
 static void bind_guided(py::module_& m) {
     using duel_guided::GuidedSearch;
+    using duel_guided::Net;
+    py::class_<Net, std::shared_ptr<Net>>(m, "Net", "the guide's network in C++ (guided.h)")
+        .def(py::init(&duel_guided::make_net))
+        .def("evaluate", [](Net& net, const std::vector<int>& idx, const std::vector<double>& val,
+                            const std::vector<int>& slots) {
+            std::vector<double> priors;
+            double value = net.evaluate(idx, val, slots, priors);
+            return py::make_tuple(value, priors);
+        })
+        .def_readonly("evaluations", &Net::evaluations);
     py::class_<GuidedSearch>(m, "GuidedSearch", "the guided search's tree (guided.cpp)")
         .def(py::init<const State&, std::vector<std::pair<int, bool>>,
                       std::vector<std::vector<int>>, std::vector<int>, std::vector<int>,
@@ -518,6 +668,7 @@ static void bind_guided(py::module_& m) {
                       const std::vector<double>&, double, double, double, int, double, double,
                       py::dict, py::object>())
         .def("start", &GuidedSearch::start)
+        .def("use_net", &GuidedSearch::use_net)
         .def("words", &GuidedSearch::words)
         .def("run", &GuidedSearch::run)
         .def("sweep", &GuidedSearch::sweep)

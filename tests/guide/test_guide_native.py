@@ -20,6 +20,7 @@ from duel.engine import GameState, InfoSet, Perspective, new_game
 from duel.errors import SpecError
 from duel.guide.agent import GuidedAgent, feature_layout
 from duel.guide.features import encode, moves_slots
+from duel.guide.runtime import softmax
 from duel.native import available
 
 pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
@@ -128,8 +129,8 @@ def test_the_native_features_are_the_python_features(seed: int) -> None:
 def test_the_spec_option_and_its_check() -> None:
     assert GuidedAgent(iterations=10).native
     assert not GuidedAgent(iterations=10, native=0).native
-    with pytest.raises(SpecError, match="native must be 0 or 1"):
-        GuidedAgent(native=2)
+    with pytest.raises(SpecError, match="native must be 0, 1 or 2"):
+        GuidedAgent(native=3)
     from duel.agents import make_agent
 
     agent: Any = make_agent("mcts:guide=default,iterations=10,native=0")
@@ -155,3 +156,41 @@ def test_the_native_tree_keeps_nothing_between_decisions() -> None:
                              random.Random(3)) for n in (0, 1)]
     assert out[0][1] == out[1][1]
     assert out[0][0].move == out[1][0].move
+
+
+def test_the_native_network_is_numpys_to_a_millionth() -> None:
+    """native=2's documented difference: the network in C++ (float32 summed in another order
+    than OpenBLAS's) gives the numpy runtime's value and priors to about 1e-6, not the bits."""
+    from duel.guide.agent import native_net
+    from duel.guide.runtime import load_guide
+
+    guide = load_guide("default")
+    net = native_net(guide)
+    worst = 0.0
+    for seed in (0, 3):
+        for state in random_game_states(seed)[:-1]:
+            idx: list[int] = []
+            val: list[float] = []
+            encode(state, idx, val)
+            slots = moves_slots(state, state.legal_moves())
+            value, logits = guide.raw(idx, val, slots)
+            priors = softmax(logits)
+            n_value, n_priors = net.evaluate(idx, val, slots)
+            worst = max(worst, abs(value - n_value),
+                        *(abs(p - q) for p, q in zip(priors, n_priors, strict=True)))
+    assert worst < 1e-5
+
+
+def test_a_search_with_the_native_network() -> None:
+    state = _position(6)
+    seen = Perspective.to_move(state)
+    agent = GuidedAgent(iterations=120, native=2)
+    assert agent.native_net
+    decision, stats = agent.analyse(seen.view(state), seen.moves_out(state.legal_moves()),
+                                    random.Random(1))
+    assert decision.move in state.legal_moves()
+    assert decision.details["iterations"] == 120
+    assert sum(visits for _, visits, _ in stats) == 120
+    assert 100 <= decision.details["evaluations"] <= 121
+    with pytest.raises(SpecError, match="runtime=numpy"):
+        GuidedAgent(native=2, runtime="onnx")
