@@ -182,8 +182,9 @@ def guided_rate(seconds: float, native: int, seed: int = 0) -> float:
 
 def compare_guided(rounds: int, seconds: float, seed: int = 0) -> dict[str, Any]:
     """The guided search's simulations per CPU second, the Python tree (native=0) against the
-    native one (the network in Python for both), in alternating rounds; mean and bootstrap
-    95% interval over the rounds, and the ratio."""
+    native one (the network in Python for both) and the native tree with the network in C++
+    (native=2), in alternating rounds; mean and bootstrap 95% interval over the rounds, and
+    the ratios to the Python tree."""
     from duel.build import describe
     from duel.native import available
     from duel.stats import bootstrap_ci, mean
@@ -194,17 +195,21 @@ def compare_guided(rounds: int, seconds: float, seed: int = 0) -> dict[str, Any]
         raise BenchError(f"the native core is not in use: {describe()}")
     guided_rate(0.2, 1, seed)  # load the model and warm both paths before measuring
     guided_rate(0.2, 0, seed)
-    figures: dict[str, list[float]] = {"python_guided": [], "native_guided": []}
+    guided_rate(0.2, 2, seed)
+    figures: dict[str, list[float]] = {"python_guided": [], "native_guided": [],
+                                       "native_net_guided": []}
     for _ in range(rounds):
         figures["python_guided"].append(guided_rate(seconds, 0, seed))
         figures["native_guided"].append(guided_rate(seconds, 1, seed))
+        figures["native_net_guided"].append(guided_rate(seconds, 2, seed))
     out: dict[str, Any] = {"build": describe(), "rounds": rounds, "seconds": seconds,
                            "clock": "process CPU time", **_load_fields()}
     for key, values in figures.items():
         out[key] = {"mean": mean(values), "ci": bootstrap_ci(values), "values": values}
-    ratios = [n / p for n, p in zip(figures["native_guided"], figures["python_guided"],
-                                     strict=True)]
-    out["guided_speedup"] = {"mean": mean(ratios), "ci": bootstrap_ci(ratios)}
+    for name in ("native", "native_net"):
+        ratios = [n / p for n, p in zip(figures[f"{name}_guided"], figures["python_guided"],
+                                         strict=True)]
+        out[f"{name}_speedup"] = {"mean": mean(ratios), "ci": bootstrap_ci(ratios)}
     return out
 
 

@@ -230,12 +230,16 @@ def native_guided(args: argparse.Namespace) -> int:
         lo, hi = r[key]["ci"]
         return f"{r[key]['mean']:.0f} (95% CI {lo:.0f}-{hi:.0f})"
 
-    lo, hi = r["guided_speedup"]["ci"]
+    def ratio(key: str) -> str:
+        lo, hi = r[key]["ci"]
+        return f"{r[key]['mean']:.2f}x ({lo:.2f}-{hi:.2f})"
+
     print(f"{r['build']}; load average {r['load_average']} on {r['cpus']} CPUs; "
           f"{r['rounds']} alternating rounds of {r['seconds']:g} s each")
-    print(f"guided simulations/s from Age I's first decision: native tree "
-          f"{fig('native_guided')}, Python tree {fig('python_guided')}; "
-          f"{r['guided_speedup']['mean']:.2f}x ({lo:.2f}-{hi:.2f})")
+    print(f"guided simulations/s from Age I's first decision: Python tree "
+          f"{fig('python_guided')}; native tree (native=1) {fig('native_guided')}, "
+          f"{ratio('native_speedup')}; with the network in C++ (native=2) "
+          f"{fig('native_net_guided')}, {ratio('native_net_speedup')}")
     return 0
 
 
