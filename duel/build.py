@@ -53,7 +53,7 @@ COMPILED: tuple[str, ...] = (
 # it mirrors may have changed; the differential test holds it to them as built).
 NATIVE_SOURCES: tuple[str, ...] = (
     "native/mt.h", "native/engine.h", "native/engine.cpp", "native/search.h",
-    "native/search.cpp", "native/core.cpp",
+    "native/search.cpp", "native/guided.h", "native/core.cpp",
 )
 NATIVE_MIRRORS: tuple[str, ...] = (
     "engine/state.py", "engine/city.py", "engine/pricing.py", "engine/scoring.py",
@@ -61,6 +61,8 @@ NATIVE_MIRRORS: tuple[str, ...] = (
     "engine/infoset.py", "engine/playout.py", "agents/mcts.py", "native/__init__.py",
     # The analyser's sweep below the root is mirrored too (search.cpp's Sweeper).
     "analysis/search.py",
+    # The guided search's tree, its redeal and its features (guided.h).
+    "agents/guided/search.py", "agents/guided/redeal.py", "agents/guided/features.py",
 )
 NATIVE_MODULE = "_native"
 # mypyc's shared library for the group (its runtime and every module's code).

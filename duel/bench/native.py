@@ -146,9 +146,77 @@ def compare_analyser(rounds: int, decisions: int, iterations: int = 0,
     return out
 
 
+def analyser_lines(r: dict[str, Any]) -> list[str]:
+    """compare_analyser's figures as printed lines (`duel bench native-analyser`)."""
+
+    def fig(key: str) -> str:
+        lo, hi = r[key]["ci"]
+        return f"{r[key]['mean']:.4f} s (95% CI {lo:.4f}-{hi:.4f})"
+
+    lo, hi = r["cpu_ratio"]["ci"]
+    return [f"{r['build']}; load average {r['load_average']} on {r['cpus']} CPUs; "
+            f"{r['rounds']} alternating rounds of {r['decisions']} decisions at "
+            f"{r['iterations']} iterations",
+            f"analyser CPU per decision: native {fig('native_cpu')}, Python "
+            f"{fig('python_cpu')}; native/Python {r['cpu_ratio']['mean']:.3f} "
+            f"({lo:.3f}-{hi:.3f})"]
+
+
+def guided_rate(seconds: float, native: int, seed: int = 0) -> float:
+    """Simulations per CPU second of the guided search (`mcts:guide=default,time=...`, its
+    PUCT root) from the first decision of Age I of game `seed`."""
+    from duel.agents.guided.agent import GuidedAgent
+    from duel.engine import Perspective, new_game
+
+    state = new_game(seed)
+    rng = random.Random(seed)
+    while state.step == 0:  # the draft, to Age I's first decision
+        state.play(rng.choice(state.legal_moves()))
+    seen = Perspective.to_move(state)
+    agent = GuidedAgent(time=seconds, native=native, reuse=0)
+    cpu = time.process_time()
+    decision = agent.choose(seen.view(state), seen.moves_out(state.legal_moves()),
+                            random.Random(seed))
+    return int(decision.details["iterations"]) / (time.process_time() - cpu)
+
+
+def compare_guided(rounds: int, seconds: float, seed: int = 0) -> dict[str, Any]:
+    """The guided search's simulations per CPU second, the Python tree (native=0) against the
+    native one (the network in Python for both) and the native tree with the network in C++
+    (native=2), in alternating rounds; mean and bootstrap 95% interval over the rounds, and
+    the ratios to the Python tree."""
+    from duel.build import describe
+    from duel.native import available
+    from duel.stats import bootstrap_ci, mean
+
+    if not available():
+        from duel.errors import BenchError
+
+        raise BenchError(f"the native core is not in use: {describe()}")
+    guided_rate(0.2, 1, seed)  # load the model and warm both paths before measuring
+    guided_rate(0.2, 0, seed)
+    guided_rate(0.2, 2, seed)
+    figures: dict[str, list[float]] = {"python_guided": [], "native_guided": [],
+                                       "native_net_guided": []}
+    for _ in range(rounds):
+        figures["python_guided"].append(guided_rate(seconds, 0, seed))
+        figures["native_guided"].append(guided_rate(seconds, 1, seed))
+        figures["native_net_guided"].append(guided_rate(seconds, 2, seed))
+    out: dict[str, Any] = {"build": describe(), "rounds": rounds, "seconds": seconds,
+                           "clock": "process CPU time", **_load_fields()}
+    for key, values in figures.items():
+        out[key] = {"mean": mean(values), "ci": bootstrap_ci(values), "values": values}
+    for name in ("native", "native_net"):
+        ratios = [n / p for n, p in zip(figures[f"{name}_guided"], figures["python_guided"],
+                                         strict=True)]
+        out[f"{name}_speedup"] = {"mean": mean(ratios), "ci": bootstrap_ci(ratios)}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m duel.bench.native`: the analyser's figure (compare_analyser), printed, or
-    its JSON with --json. (`duel bench native` gives the engine's and the search's.)"""
+    its JSON with --json; the same as `duel bench native-analyser`. (`duel bench native`
+    gives the engine's and the search's.)"""
     import argparse
     import json
 
@@ -165,17 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(r, indent=2))
         return 0
-
-    def fig(key: str) -> str:
-        lo, hi = r[key]["ci"]
-        return f"{r[key]['mean']:.4f} s (95% CI {lo:.4f}-{hi:.4f})"
-
-    lo, hi = r["cpu_ratio"]["ci"]
-    print(f"{r['build']}; load average {r['load_average']} on {r['cpus']} CPUs; "
-          f"{r['rounds']} alternating rounds of {r['decisions']} decisions at "
-          f"{r['iterations']} iterations")
-    print(f"analyser CPU per decision: native {fig('native_cpu')}, Python {fig('python_cpu')}; "
-          f"native/Python {r['cpu_ratio']['mean']:.3f} ({lo:.3f}-{hi:.3f})")
+    print("\n".join(analyser_lines(r)))
     return 0
 
 

@@ -39,6 +39,25 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     q.add_argument("--json", action="store_true", help="one JSON object")
     q.set_defaults(func=native)
 
+    q = add("native-analyser", "the analyser's CPU per decision, native against Python, "
+            "alternating rounds")
+    q.add_argument("--rounds", type=integer, default=5, help="rounds (default 5)")
+    q.add_argument("--decisions", type=integer, default=6,
+                   help="decisions of one game, evenly spread (default 6)")
+    q.add_argument("--iterations", type=integer, default=0,
+                   help="iterations per decision (default: the analyser's)")
+    q.add_argument("--seed", type=seed, default=0, help="the game's seed (default 0)")
+    q.add_argument("--json", action="store_true", help="one JSON object")
+    q.set_defaults(func=native_analyser)
+
+    q = add("native-guided", "the guided search's simulations/s, native tree against Python, "
+            "alternating rounds")
+    q.add_argument("--rounds", type=integer, default=5, help="rounds (default 5)")
+    q.add_argument("--seconds", type=real, default=2.0, help="seconds per figure (default 2)")
+    q.add_argument("--seed", type=seed, default=0, help="the game's seed (default 0)")
+    q.add_argument("--json", action="store_true", help="one JSON object")
+    q.set_defaults(func=native_guided)
+
     q = add("reuse", "how much of each search's tree is kept from the seat's last one")
     q.add_argument("--games", type=integer, default=10)
     q.add_argument("--time", type=real, default=1.0, help="MCTS seconds per move")
@@ -183,6 +202,44 @@ def native(args: argparse.Namespace) -> int:
         lo, hi = r[f"{what}_speedup"]["ci"]
         print(f"{unit}: native {fig(f'native_{what}')}, beside it {fig(f'python_{what}')}; "
               f"{r[f'{what}_speedup']['mean']:.1f}x ({lo:.1f}-{hi:.1f})")
+    return 0
+
+
+def native_analyser(args: argparse.Namespace) -> int:
+    from duel.bench.native import analyser_lines, compare_analyser
+
+    header(args)
+    r = compare_analyser(args.rounds, args.decisions, args.iterations, args.seed)
+    if args.json:
+        dump(r)
+        return 0
+    print("\n".join(analyser_lines(r)))
+    return 0
+
+
+def native_guided(args: argparse.Namespace) -> int:
+    from duel.bench.native import compare_guided
+
+    header(args)
+    r = compare_guided(args.rounds, args.seconds, args.seed)
+    if args.json:
+        dump(r)
+        return 0
+
+    def fig(key: str) -> str:
+        lo, hi = r[key]["ci"]
+        return f"{r[key]['mean']:.0f} (95% CI {lo:.0f}-{hi:.0f})"
+
+    def ratio(key: str) -> str:
+        lo, hi = r[key]["ci"]
+        return f"{r[key]['mean']:.2f}x ({lo:.2f}-{hi:.2f})"
+
+    print(f"{r['build']}; load average {r['load_average']} on {r['cpus']} CPUs; "
+          f"{r['rounds']} alternating rounds of {r['seconds']:g} s each")
+    print(f"guided simulations/s from Age I's first decision: Python tree "
+          f"{fig('python_guided')}; native tree (native=1) {fig('native_guided')}, "
+          f"{ratio('native_speedup')}; with the network in C++ (native=2) "
+          f"{fig('native_net_guided')}, {ratio('native_net_speedup')}")
     return 0
 
 

@@ -267,3 +267,91 @@ class Sweeper:
     def finish(self, rng: random.Random) -> None:
         """Leave `rng` where the Python sweeps would have left it."""
         rng.setstate((self._version, tuple(self._native.words()), self._gauss))
+
+
+# ---------------------------------------------------------------- the guided search
+class GuidedSearch:
+    """The guided search's tree in native code (duel/native/guided.h), below a root the agent
+    expanded in Python (`moves` with their `priors`, the network's `value`; one visit). The
+    network stays in Python: `evaluate(idx, val, slots)` gives the mover's value and the
+    moves' priors (features and policy slots as duel.agents.guided.features gives them), so the
+    arithmetic is the Python search's. `layout`: duel.agents.guided.features' constants by name
+    (the guide's layer hands them down; duel.agents.guided.agent.feature_layout). The generator
+    is read at :meth:`start` and handed back at :meth:`finish`, where the Python simulations
+    would have left it."""
+
+    def __init__(self, info: Any, moves: list[Move], priors: list[float], value: float,
+                 c: float, fpu: float, cap: int, mix: float, epsilon: float,
+                 evaluate: Any, layout: dict[str, int]) -> None:
+        self._native = core().GuidedSearch(
+            to_native(info.template), list(info.hidden_slots),
+            [list(pool) for pool in info.age_pools], list(info.guild_pool),
+            list(info.box_pool), list(info.wonder_pool), bool(info.template.open_box),
+            [CODE_OF[m] for m in moves], list(priors), value, c, fpu, cap, mix, epsilon,
+            layout, evaluate)
+        self._version: Any = None
+        self._gauss: Any = None
+        self._nets: list[Net] = []
+
+    def start(self, rng: random.Random) -> None:
+        """Draw from `rng`'s state from now on (until :meth:`finish`)."""
+        version, words, gauss = rng.getstate()
+        self._version, self._gauss = version, gauss
+        self._native.start(list(words))
+
+    def run(self, limit: int, seconds: float) -> int:
+        """GuidedAgent._puct's loop: simulations until `limit` (if > 0) or `seconds`."""
+        return int(self._native.run(limit, seconds))
+
+    def sweep(self, alive: list[int], count: int, seconds: float, timed: bool) -> int:
+        """`count` rounds of one simulation per root child in `alive` (indices), or with
+        `timed` rounds until `seconds` have passed (one at least)."""
+        return int(self._native.sweep(alive, count, seconds, timed))
+
+    def stats(self) -> tuple[int, float, list[tuple[int, float]]]:
+        """The root's visits and value, and each root child's, in the moves' order."""
+        visits, value, children = self._native.stats()
+        return int(visits), float(value), [(int(n), float(v)) for n, v in children]
+
+    def use_net(self, net: Net) -> None:
+        """Evaluate with `net` in C++ from now on instead of the callback (native=2)."""
+        self._native.use_net(net.native)
+        self._nets.append(net)
+
+    def features(self, state: GameState) -> tuple[list[int], list[float], list[int]]:
+        """What the tree hands the network for `state` (for the tests)."""
+        idx, val, slots = self._native.features(to_native(state))
+        return list(idx), list(val), list(slots)
+
+    def finish(self, rng: random.Random) -> None:
+        """Leave `rng` where the Python simulations would have left it (and count the
+        evaluations a native network made)."""
+        rng.setstate((self._version, tuple(self._native.words()), self._gauss))
+        for net in self._nets:
+            net.take_evaluations()
+
+
+class Net:
+    """The guide's network in C++ (guided.h: Net) from a NumpyGuide's weights: the same
+    function in float32, summed in another order (values and priors agree to about 1e-6, not
+    to the bit). `evaluate(idx, val, slots)` as the callback; `evaluations` counts them and
+    :meth:`take_evaluations` hands the new ones to the guide's own count."""
+
+    def __init__(self, guide: Any) -> None:
+        self.guide = guide
+        self.native = core().Net(guide.w_in, guide.b_in, [(w, b) for w, b in guide.body],
+                                 guide.w_pol, guide.b_pol, guide.w_v1, guide.b_v1,
+                                 guide.w_v2, float(guide.b_v2))
+        self._counted = 0
+
+    def evaluate(self, idx: list[int], val: list[float], slots: list[int]
+                 ) -> tuple[float, list[float]]:
+        value, priors = self.native.evaluate(idx, val, slots)
+        self._counted += 1  # a direct call, not a search's: not the guide's to count
+        return float(value), list(priors)
+
+    def take_evaluations(self) -> None:
+        """Add the evaluations made in C++ since the last call to the guide's count."""
+        done = int(self.native.evaluations)
+        self.guide.evaluations += done - self._counted
+        self._counted = done

@@ -396,7 +396,10 @@ private:
 
 }  // namespace
 
+#include "guided.h"
+
 void bind_search(py::module_& m) {
+    bind_guided(m);
     m.def("search", &search, "MCTSAgent.search from a fresh root (duel/native/search.cpp)");
     py::class_<Sweeper>(m, "Sweeper", "the analyser's search below its root (search.cpp)")
         .def(py::init<const State&, std::vector<std::pair<int, bool>>,

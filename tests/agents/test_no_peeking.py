@@ -121,7 +121,9 @@ def comparable(details: dict) -> dict:
                                   # search is the default (docs/native.md).
                                   "mcts:iterations=12,native=0",
                                   "mcts:guide=default,iterations=24",
-                                  "mcts:guide=default,iterations=16,root=puct,cap=2,mix=0.3"])
+                                  "mcts:guide=default,iterations=16,root=puct,cap=2,mix=0.3",
+                                  # The Python guided tree (its reuse) beside the native one.
+                                  "mcts:guide=default,iterations=16,cap=2,native=0"])
 def test_no_peeking_twin_games_give_the_same_decisions(spec: str) -> None:
     """Two games that differ only in hidden cards: at every ply of games that go through every
     step, a twin game is built with the same moves on a deal that differs in everything still

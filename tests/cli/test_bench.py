@@ -86,3 +86,20 @@ def test_reuse_figures_on_known_data() -> None:
     assert figures["decisions_kept"] == pytest.approx(2 / 3)
     lo, hi = figures["kept_share_ci"]
     assert lo == pytest.approx(0.0) and hi == pytest.approx(0.5)
+
+
+def _native_built() -> bool:
+    from duel.native import available
+
+    return available()
+
+
+@pytest.mark.skipif(not _native_built(), reason="the native core is not built")
+def test_bench_native_analyser_and_native_guided(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(capsys, "native-analyser", "--rounds", "1", "--decisions", "1",
+               "--iterations", "40")
+    assert "analyser CPU per decision: native" in out and "native/Python" in out
+    out = _run(capsys, "native-guided", "--rounds", "1", "--seconds", "0.05", "--json")
+    r = json.loads(out)
+    assert {"python_guided", "native_guided", "native_net_guided", "native_speedup",
+            "native_net_speedup"} <= set(r)

@@ -16,6 +16,13 @@ root:
 ``root=auto`` (the default) takes Gumbel for budgets up to :data:`GUMBEL_BELOW` simulations and
 PUCT above (measured in docs/guide.md). A time budget is split into the phases' time slices.
 A seeded search (or the match's generator) with an iteration budget is reproducible.
+
+The native core (``native=1``, the default when it is built; docs/native.md) runs the tree below
+the root in C++ (duel/native/guided.h), the network still in Python through a callback: a
+seeded search with an iteration budget makes the same simulations, the same root statistics and
+the same choice as the Python tree. As for ``mcts``, no tree is kept between decisions on that
+path (the first decision is ``reuse=1``'s, the later ones ``reuse=0``'s). ``native=0`` or
+``DUEL_PURE=1`` runs the Python tree.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from typing import Any
 
 from duel.agents.base import Decision
 from duel.agents.guided.reuse import follow, public_key, usable
-from duel.agents.guided.runtime import load_guide
+from duel.agents.guided.runtime import Guide, load_guide, softmax
 from duel.agents.guided.search import GNode, Params, expand, simulate
 from duel.agents.mcts import immediate_win, no_cyclic_gc, public_sample
 from duel.engine import GameState, InfoSet, Move
@@ -46,7 +53,7 @@ class GuidedAgent:
     def __init__(self, guide: str = "default", iterations: int = 0, time: float = 0.0,
                  c: float = 1.5, fpu: float = 0.2, cap: int = 11, mix: float = 0.3,
                  root: str = "auto", m: int = 16, noise: float = 1.0, epsilon: float = 0.3,
-                 runtime: str = "numpy", seed: int = -1, reuse: int = 1) -> None:
+                 runtime: str = "numpy", seed: int = -1, reuse: int = 1, native: int = 1) -> None:
         if iterations < 0:
             raise SpecError(f"iterations must be >= 0, got {iterations}")
         if not (time >= 0 and math.isfinite(time)):
@@ -69,6 +76,11 @@ class GuidedAgent:
             raise SpecError(f"seed must be >= 0, or -1 for the match's generator; got {seed}")
         if reuse not in (0, 1):
             raise SpecError(f"reuse must be 0 or 1, got {reuse}")
+        if native not in (0, 1, 2):
+            raise SpecError(f"native must be 0, 1 or 2, got {native}")
+        if native == 2 and runtime != "numpy":
+            raise SpecError("native=2 (the network in C++) reads the numpy runtime's weights: "
+                            "runtime=numpy")
         if iterations <= 0 and time <= 0:
             iterations = 400
         self.guide = load_guide(guide, runtime)
@@ -81,6 +93,10 @@ class GuidedAgent:
         self.noise = noise
         self._rng = random.Random(seed) if seed >= 0 else None
         self.reuse = reuse == 1
+        # The native tree when asked for and built (and not stale, nor DUEL_PURE=1).
+        self.native = native >= 1 and _native_available()
+        # native=2: the network in C++ too (float32 in another order: not bit for bit).
+        self.native_net = native == 2 and self.native
         # The node of the move chosen last, a sample of the position after it, and the seat
         # (duel.agents.guided.reuse).
         self._last: tuple[GNode, GameState, int] | None = None
@@ -115,23 +131,26 @@ class GuidedAgent:
         with no_cyclic_gc():
             root = self._kept(last, base, moves)
             reused = root.visits if root is not None else 0
+            tree: Any = None
             if root is None:
                 root = GNode(None, base.current, 1.0)
                 value = expand(root, base, moves, self.guide)
                 root.visits = 1
                 root.value = value
+                if self.native:
+                    tree = self._native_tree(info, root, moves, value)
             else:
                 own = root.value / root.visits
                 value = own if root.seat == base.current else 1.0 - own
             if self.gumbel():
-                done, best = self._gumbel(root, info, rng, params)
+                done, best = self._gumbel(root, info, rng, params, tree)
             else:
-                done = self._puct(root, info, rng, params)
+                done = self._puct(root, info, rng, params, tree)
                 best = max(root.children or [], key=lambda ch: (ch.visits, ch.q()))
         seconds = time.perf_counter() - start
         children = root.children or []
         assert best.move is not None and best.move in moves
-        if self.reuse:
+        if self.reuse and tree is None:  # the native tree keeps nothing below the root
             after = base.clone()
             after.play(best.move)
             self._last = (best, after, base.current)
@@ -165,7 +184,26 @@ class GuidedAgent:
         found.snap = None
         return found
 
-    def _puct(self, root: GNode, info: InfoSet, rng: random.Random, params: Params) -> int:
+    def _native_tree(self, info: InfoSet, root: GNode, moves: list[Move], value: float) -> Any:
+        """The native tree below `root` (just expanded): duel.native.GuidedSearch."""
+        from duel.native import GuidedSearch
+
+        c, fpu, cap, mix, epsilon = self.params
+        priors = [ch.prior for ch in root.children or []]
+        tree = GuidedSearch(info, moves, priors, value, c, fpu, cap, mix, epsilon,
+                            _evaluator(self.guide), feature_layout())
+        if self.native_net:
+            tree.use_net(native_net(self.guide))
+        return tree
+
+    def _puct(self, root: GNode, info: InfoSet, rng: random.Random, params: Params,
+              tree: Any = None) -> int:
+        if tree is not None:
+            tree.start(rng)
+            done = int(tree.run(self.iterations, self.time))
+            tree.finish(rng)
+            _copy_stats(root, tree)
+            return done
         limit = self.iterations
         deadline = time.perf_counter() + self.time if self.time > 0 else 0.0
         done = 0
@@ -178,13 +216,17 @@ class GuidedAgent:
             done += 1
         return done
 
-    def _gumbel(self, root: GNode, info: InfoSet, rng: random.Random, params: Params
-                ) -> tuple[int, GNode]:
-        """Sequential halving over the top-m moves by Gumbel + logit (see the module)."""
+    def _gumbel(self, root: GNode, info: InfoSet, rng: random.Random, params: Params,
+                tree: Any = None) -> tuple[int, GNode]:
+        """Sequential halving over the top-m moves by Gumbel + logit (see the module).
+        `tree`: the native tree, which runs the phases' simulations."""
         children = root.children
         assert children is not None
         scores = {id(ch): self.noise * _gumbel(rng) + math.log(max(ch.prior, 1e-12))
                   for ch in children}
+        if tree is not None:
+            tree.start(rng)  # after the Gumbel draws, as the Python simulations come
+            where = {id(ch): i for i, ch in enumerate(children)}
         ranked = sorted(children, key=lambda ch: -scores[id(ch)])
         alive = ranked[:min(self.m, len(children))]
         phases = max(1, math.ceil(math.log2(len(alive)))) if len(alive) > 1 else 1
@@ -192,7 +234,16 @@ class GuidedAgent:
         deadline_total = time.perf_counter() + self.time if self.time > 0 else 0.0
         done = 0
         for phase in range(phases):
-            if deadline_total:
+            if tree is not None:
+                alive_at = [where[id(ch)] for ch in alive]
+                if deadline_total:
+                    left = deadline_total - time.perf_counter()
+                    done += tree.sweep(alive_at, 0, max(0.0, left) / (phases - phase), True)
+                else:
+                    share = max(1, (budget - done) // ((phases - phase) * len(alive)))
+                    done += tree.sweep(alive_at, share, 0.0, False)
+                _copy_stats(root, tree)
+            elif deadline_total:
                 left = deadline_total - time.perf_counter()
                 phase_end = time.perf_counter() + max(0.0, left) / (phases - phase)
                 while True:
@@ -212,7 +263,60 @@ class GuidedAgent:
                 alive.sort(key=lambda ch: -(scores[id(ch)] + sigma(ch.q(), top)))
                 if phase < phases - 1:
                     alive = alive[:math.ceil(len(alive) / 2)]
+        if tree is not None:
+            tree.finish(rng)
         return done, alive[0]
+
+
+def _native_available() -> bool:
+    from duel.native import available
+
+    return available()
+
+
+_NETS: dict[int, Any] = {}
+
+
+def native_net(guide: Guide) -> Any:
+    """The native core's copy of `guide`'s network (a NumpyGuide), made once per guide."""
+    from duel.native import Net
+
+    net = _NETS.get(id(guide))
+    if net is None:
+        net = Net(guide)
+        _NETS[id(guide)] = net
+    return net
+
+
+def feature_layout() -> dict[str, int]:
+    """duel.agents.guided.features' layout constants by name, for the native tree's encoder."""
+    from duel.agents.guided import features
+
+    return {name: value for name, value in vars(features).items()
+            if (name[:2] in ("F_", "P_", "S_", "A_") or name == "MAX_COINS")
+            and isinstance(value, int)}
+
+
+def _evaluator(guide: Guide) -> Any:
+    """Guide.evaluate for the native tree, which hands over the features and policy slots it
+    computed: the same numpy arithmetic and softmax, the same count of evaluations."""
+    raw = guide.raw
+
+    def evaluate(idx: list[int], val: list[float], slots: list[int]
+                 ) -> tuple[float, list[float]]:
+        value, logits = raw(idx, val, slots)
+        guide.evaluations += 1
+        return value, softmax(logits)
+
+    return evaluate
+
+
+def _copy_stats(root: GNode, tree: Any) -> None:
+    """The native tree's root statistics onto `root` and its children (in the moves' order)."""
+    root.visits, root.value, children = tree.stats()
+    for ch, (visits, value) in zip(root.children or [], children, strict=True):
+        ch.visits = visits
+        ch.value = value
 
 
 def _gumbel(rng: random.Random) -> float:
