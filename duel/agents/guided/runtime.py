@@ -29,6 +29,7 @@ import numpy as np
 from duel.agents.guided.features import FEATURES_VERSION, N_FEATURES, N_POLICY, encode, moves_slots
 from duel.engine import GameState, Move
 from duel.errors import SpecError
+from duel.util import onnx
 
 SHIPPED = "default"
 RUNTIMES = ("numpy", "onnx")
@@ -48,9 +49,7 @@ def model_path(name: str) -> Path:
     return path
 
 
-def _shown(path: Path) -> str:
-    text = str(path)
-    return repr(text if len(text) <= 80 else text[:77] + "...")
+_shown = onnx.shown
 
 
 def read_meta(path: Path) -> dict[str, Any]:
@@ -162,17 +161,7 @@ class OnnxGuide(Guide):
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
-        import onnxruntime as ort  # type: ignore[import-untyped]
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        try:
-            self.session = ort.InferenceSession(str(path), options,
-                                                providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own types for unreadable files
-            raise SpecError(f"guide: {_shown(path)} is not a readable ONNX model: {exc}"
-                            ) from None
+        self.session = onnx.session(path, "guide")
         self.input = self.session.get_inputs()[0].name
         self.x = np.zeros((1, N_FEATURES), dtype=np.float32)
 

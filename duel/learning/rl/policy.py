@@ -17,6 +17,7 @@ from duel.agents.base import Decision
 from duel.engine import Move
 from duel.errors import SpecError
 from duel.learning.rl.encoding import action_mask, action_of, encode_view, move_of
+from duel.util import onnx
 
 SHIPPED = "dqn.onnx"
 
@@ -25,10 +26,7 @@ def shipped_model() -> Path:
     return Path(str(resources.files("duel.learning.rl").joinpath("models", SHIPPED)))
 
 
-def _shown(path: Path) -> str:
-    """A model file's name as an error quotes it: long names cut, so the error stays a line."""
-    text = str(path)
-    return repr(text if len(text) <= 80 else text[:77] + "...")
+_shown = onnx.shown
 
 
 def masked_argmax(q: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -41,8 +39,6 @@ class QModel:
     """An ONNX Q-network: observations (N, OBS_SIZE) float32 in, Q-values (N, N_ACTIONS) out."""
 
     def __init__(self, path: str | Path) -> None:
-        import onnxruntime as ort  # type: ignore[import-untyped]
-
         path = Path(path)
         try:
             found = path.is_file()
@@ -51,15 +47,7 @@ class QModel:
                             f"{exc.strerror or exc}") from None
         if not found:
             raise SpecError(f"dqn: no model file {_shown(path)}")
-        options = ort.SessionOptions()
-        # One game, one thread: tournaments run games in parallel processes instead.
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        try:
-            self.session = ort.InferenceSession(str(path), options,
-                                                providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own types for unreadable files
-            raise SpecError(f"dqn: {_shown(path)} is not a readable ONNX model: {exc}") from None
+        self.session = onnx.session(path, "dqn")
         self.input = self.session.get_inputs()[0].name
         self.path = path
 
