@@ -18,6 +18,7 @@ from inspect_ai.model import get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from duel.agents.tools.toolset import OneTurn
 from duel.engine import Move
 from duel.envs.seat import Decider, framework_seat
 from duel.errors import SpecError
@@ -26,7 +27,7 @@ from duel.grading.positions.suite import Position, Suite, load
 from duel.inspect import params as P
 from duel.inspect.bridge import ask
 from duel.inspect.fail import refused
-from duel.inspect.tools import Judged, ToolSeat, ViewTable
+from duel.inspect.tools import Judged, ToolSeat
 from duel.prompts.harness import Harness
 
 KEYS = ("loss", "best", "first_try_legal", "fallback")
@@ -72,7 +73,7 @@ def answer(suite: Suite, seat: P.Seat) -> Solver:
                           random.Random(position_seed(pos.id)))
         looked_up = None
         if seat.tools:
-            tools = ToolSeat(model, ViewTable(pos.view))
+            tools = ToolSeat(model, OneTurn(pos.view))
             await tools.decide(decider.prompt.chat(), lambda text, used: judged(decider, text,
                                                                                 used))
             looked_up = tools.looked_up

@@ -43,13 +43,12 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolCall, ToolInfo, ToolParams
 
 from duel.agents.llm.toolloop import DEFAULT_TOOL_STEPS, MAKE_MOVE, tools_note
-from duel.agents.tools import TOOLS, TOOLS_BY_NAME, SeatStatus, SeatTools, Table
+from duel.agents.tools import TOOLS, TOOLS_BY_NAME, SeatTools, Table
 from duel.agents.tools.toolset import MOVE_ARGS, checked_arguments
-from duel.engine import Move, Seat
 from duel.envs import TextEnv
 from duel.envs.table import SeatTable
 from duel.envs.text import Observation, StepResult
-from duel.errors import ConflictError, DuelError
+from duel.errors import DuelError
 from duel.inspect.bridge import messages as as_messages
 from duel.inspect.bridge import usage as usage_of
 
@@ -89,21 +88,6 @@ class Judged:
 
 
 Judge = Callable[[str, dict[str, Any]], Awaitable[Judged]]
-
-
-class ViewTable:
-    """The tool set's `Table` for one decision's view alone (a suite's position), as the LLM
-    seat's tool loop has it: the seat is player2 there; make_move is the decision's answer,
-    nothing is played here."""
-
-    def __init__(self, view: dict[str, Any]) -> None:
-        self._status = SeatStatus(Seat.P2, view, None, False)
-
-    def status(self) -> SeatStatus:
-        return self._status
-
-    def play(self, move: Move, details: dict[str, Any]) -> tuple[SeatStatus, list[str]]:
-        raise ConflictError("make_move is the decision's answer: nothing is played here")
 
 
 class ToolSeat:

@@ -37,11 +37,11 @@ from duel.agents.llm.agent import LLMAgent, _Conversation, valid_moves
 from duel.agents.llm.providers.base import Reply, ToolUse
 from duel.agents.llm.providers.registry import KINDS, ProviderKind, capabilities
 from duel.agents.llm.transport.adapt import Settings
-from duel.agents.tools import TOOLS, TOOLS_BY_NAME, SeatStatus, SeatTools
+from duel.agents.tools import TOOLS, TOOLS_BY_NAME, SeatTools
 from duel.agents.tools.record import RAW_LIMIT, ToolCall
-from duel.agents.tools.toolset import MOVE_ARGS, checked_arguments
-from duel.engine import Move, Seat
-from duel.errors import ConflictError, DuelError, SpecError
+from duel.agents.tools.toolset import MOVE_ARGS, OneTurn, checked_arguments
+from duel.engine import Move
+from duel.errors import DuelError, SpecError
 
 TOOL_SETTINGS = ("off", "on")
 DEFAULT_TOOL_STEPS = 8  # look-ups per turn: state, moves, and a few simulations or cards
@@ -124,21 +124,6 @@ def tool_results(api: str, results: list[tuple[ToolUse, dict[str, Any]]]
             for use, result in results]
 
 
-class _Turn:
-    """The `Table` of one turn handed to the seat: the view alone (the seat is player2 in it,
-    the number of moves played unknown). The move is the conversation's answer, for the
-    attempt policy to judge: nothing is played here."""
-
-    def __init__(self, view: dict[str, Any]) -> None:
-        self._status = SeatStatus(Seat.P2, view, None, False)
-
-    def status(self) -> SeatStatus:
-        return self._status
-
-    def play(self, move: Move, details: dict[str, Any]) -> tuple[SeatStatus, list[str]]:
-        raise ConflictError("make_move is the turn's answer; the tool loop plays nothing")
-
-
 def _arguments(text: str) -> tuple[dict[str, Any] | None, str]:
     """A tool call's arguments as an object, or None and why not."""
     try:
@@ -178,7 +163,7 @@ class ToolConversation(_Conversation):
     def __init__(self, agent: LLMAgent, view: dict[str, Any], legal: list[Move]) -> None:
         super().__init__(agent, view, legal)
         self.api = provider_dialect(agent.provider)
-        self.tools = SeatTools(_Turn(view))
+        self.tools = SeatTools(OneTurn(view))
         self.steps = agent.tool_steps
         self.steps_left = agent.tool_steps
         self.messages[0]["content"] += "\n\n" + tools_note(agent.tool_steps)

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from jsonschema import Draft202012Validator, validators
 
-from duel.engine import IllegalMoveError, InvalidMoveError, Move
+from duel.engine import IllegalMoveError, InvalidMoveError, Move, Seat
 from duel.engine.explain import unavailable
 from duel.engine.layout import COVERED_BY
 from duel.engine.moves import MoveKind
@@ -159,6 +159,22 @@ class Table(Protocol):
     def status(self) -> SeatStatus: ...
 
     def play(self, move: Move, details: dict[str, Any]) -> tuple[SeatStatus, list[str]]: ...
+
+
+class OneTurn:
+    """The `Table` of one decision's view alone (the seat is player2 in it, the number of moves
+    played unknown), as the LLM seat's tool loop and Inspect's suite positions have it:
+    make_move's move is the decision's answer, for the attempt policy to judge, and nothing is
+    played here."""
+
+    def __init__(self, view: dict[str, Any]) -> None:
+        self._status = SeatStatus(Seat.P2, view, None, False)
+
+    def status(self) -> SeatStatus:
+        return self._status
+
+    def play(self, move: Move, details: dict[str, Any]) -> tuple[SeatStatus, list[str]]:
+        raise ConflictError("make_move is the decision's answer: nothing is played here")
 
 
 def state_answer(status: SeatStatus) -> dict[str, Any]:
