@@ -228,7 +228,8 @@ class GeminiProvider:
         """`built` naming the explicit cache of its rules text, tools and tool config (made
         here when there is none or its hour is nearly over) instead of sending them, and that
         cache. A text Google will not cache goes as it is."""
-        cached = {k: built[k] for k in ("systemInstruction", "tools", "toolConfig") if k in built}
+        cached: dict[str, Any] = {k: built[k] for k in ("systemInstruction", "tools", "toolConfig")
+                                  if k in built}
         key = hashlib.sha256(json.dumps(cached, sort_keys=True).encode()).hexdigest()
         if key in self._uncachable:
             return built, None
