@@ -39,6 +39,15 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     q.add_argument("--json", action="store_true", help="one JSON object")
     q.set_defaults(func=native)
 
+    q = add("yardstick", "the native core against indjev99's public C++ engine, built from a "
+            "checkout of it, in alternating rounds")
+    q.add_argument("--repo", required=True, metavar="PATH",
+                   help="a checkout of github.com/indjev99/7-Wonders-Duel-AI")
+    q.add_argument("--rounds", type=integer, default=5, help="rounds of each figure (default 5)")
+    q.add_argument("--seconds", type=real, default=2.0, help="CPU seconds per figure (default 2)")
+    q.add_argument("--json", action="store_true", help="one JSON object")
+    q.set_defaults(func=yardstick)
+
     q = add("native-analyser", "the analyser's CPU per decision, native against Python, "
             "alternating rounds")
     q.add_argument("--rounds", type=integer, default=5, help="rounds (default 5)")
@@ -180,6 +189,30 @@ def mcts(args: argparse.Namespace) -> int:
           f"{r['speedup']:.2f}x)")
     print(f"{r['mid_age_two_iterations_per_s']:.0f} iterations/s from a mid-Age-II "
           f"position (pure build {r['pure_mid_age_two_iterations_per_s']:.0f})")
+    return 0
+
+
+def yardstick(args: argparse.Namespace) -> int:
+    from duel.bench.yardstick import compare_yardstick
+
+    header(args)
+    r = compare_yardstick(args.repo, args.rounds, args.seconds)
+    if args.json:
+        dump(r)
+        return 0
+    print(f"indjev99/7-Wonders-Duel-AI at {r['their_commit']}, built here with g++ -O3; "
+          f"{r['rounds']} alternating rounds of {r['seconds']:g} s each; load average "
+          f"{r['load_average_start']:.2f} at the start, {r['load_average']:.2f} at the end")
+
+    def fig(key: str) -> str:
+        lo, hi = r[key]["ci"]
+        return f"{r[key]['mean']:.0f} (95% CI {lo:.0f}-{hi:.0f})"
+
+    for what, unit in (("games", "random games per CPU second, one core"),
+                       ("mcts", "search iterations per CPU second, a game's first move")):
+        lo, hi = r[f"{what}_ratio"]["ci"]
+        print(f"{unit}: duel {fig('duel_' + what)}, indjev99 {fig('their_' + what)}; "
+              f"{r[what + '_ratio']['mean']:.2f}x ({lo:.2f}-{hi:.2f})")
     return 0
 
 

@@ -103,3 +103,15 @@ def test_bench_native_analyser_and_native_guided(capsys: pytest.CaptureFixture[s
     r = json.loads(out)
     assert {"python_guided", "native_guided", "native_net_guided", "native_speedup",
             "native_net_speedup"} <= set(r)
+
+
+def test_bench_yardstick_names_a_folder_that_is_not_the_engine(tmp_path: object) -> None:
+    from duel.bench.yardstick import DRIVER, compare_yardstick
+    from duel.errors import BenchError
+
+    # The driver ships with the package; the public engine it builds against never does.
+    assert DRIVER.is_file() and "AgentMctsBlindReveals" in DRIVER.read_text()
+    if not _native_built():
+        pytest.skip("the native core is not built")
+    with pytest.raises(BenchError, match=r"not a checkout of indjev99/7-Wonders-Duel-AI"):
+        compare_yardstick(str(tmp_path), 1, 0.01)
