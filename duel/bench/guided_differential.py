@@ -16,18 +16,6 @@ SETTINGS: tuple[dict[str, Any], ...] = ({"iterations": 200},
                                         {"iterations": 300, "root": "puct", "cap": 2})
 
 
-def _position(seed: int) -> Any:
-    from duel.engine import new_game
-
-    state = new_game(seed)
-    rng = random.Random(seed)
-    for _ in range((seed * 11) % 80):
-        if state.is_terminal():
-            break
-        state.play(rng.choice(state.legal_moves()))
-    if state.is_terminal() or len(state.legal_moves()) < 2:
-        state = new_game(seed)
-    return state
 
 
 def _decide(state: Any, native: int, seed: int, params: dict[str, Any]) -> tuple[Any, ...]:
@@ -46,6 +34,7 @@ def main(argv: list[str]) -> int:
     from duel.build import describe
     from duel.match import play_match
     from duel.native import available
+    from duel.native.differential import sample_position
 
     positions = int(argv[0]) if argv else 100
     games = int(argv[1]) if len(argv) > 1 else 10
@@ -54,8 +43,8 @@ def main(argv: list[str]) -> int:
         return 1
     print(describe())
     for params in SETTINGS:
-        bad = sum(_decide(_position(s), 1, s, params) != _decide(_position(s), 0, s, params)
-                  for s in range(positions))
+        bad = sum(_decide(sample_position(s), 1, s, params)
+                  != _decide(sample_position(s), 0, s, params) for s in range(positions))
         print(f"{params}: {bad} of {positions} positions disagree")
     bad = plies = 0
     for seed in range(games):

@@ -22,6 +22,21 @@ from duel.native import (
 from duel.native import random_game as native_random_game
 
 
+def sample_position(seed: int) -> GameState:
+    """A position some random plies into game `seed` (the draft, Age I, II or III) with a choice
+    to make: the positions on which the searches' differentials (the analyser's, the guided
+    tree's, their tests) compare the native core with Python."""
+    state = new_game(seed)
+    rng = random.Random(seed)
+    for _ in range((seed * 11) % 80):
+        if state.is_terminal():
+            break
+        state.play(rng.choice(state.legal_moves()))
+    if state.is_terminal() or len(state.legal_moves()) < 2:
+        state = new_game(seed)
+    return state
+
+
 class Disagreement(AssertionError):
     """The engines differ: the seed, the ply and the first field that differs."""
 

@@ -17,21 +17,11 @@ from duel.analysis import Settings, analyse_transcript
 from duel.analysis.search import evaluate
 from duel.engine import GameState, Move, Perspective, new_game
 from duel.native import available
+from duel.native.differential import sample_position
 
 pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
 
 
-def _position(seed: int) -> GameState:
-    """A position some random plies into game `seed` (the draft, Age I, II or III)."""
-    state = new_game(seed)
-    rng = random.Random(seed)
-    for _ in range((seed * 11) % 80):
-        if state.is_terminal():
-            break
-        state.play(rng.choice(state.legal_moves()))
-    if state.is_terminal() or len(state.legal_moves()) < 2:
-        state = new_game(seed)
-    return state
 
 
 def _evaluate(state: GameState, settings: Settings, seed: int, keep: int = -1
@@ -62,7 +52,7 @@ def native_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 @pytest.mark.parametrize("rollout", ["mast", "uniform", "heuristic"])
 def test_seeded_evaluations_agree(rollout: str, native_calls: list[int]) -> None:
     for seed in range(10):
-        state = _position(seed)
+        state = sample_position(seed)
         settings = Settings(iterations=300, rollout=rollout)
         native = _evaluate(state, settings, seed)
         assert native_calls, "the native search did not run"
@@ -73,7 +63,7 @@ def test_seeded_evaluations_agree(rollout: str, native_calls: list[int]) -> None
 
 
 def test_the_figures_agree_whichever_move_was_played_and_with_other_constants() -> None:
-    state = _position(4)
+    state = sample_position(4)
     for keep, c, bias, epsilon in ((0, 0.7, 0.75, 0.3), (1, 1.2, 0.5, 0.1), (-1, 0.3, 0.9, 0.6)):
         settings = {"iterations": 250, "c": c, "build_bias": bias, "epsilon": epsilon}
         assert _evaluate(state, Settings(**settings), 7, keep) == \

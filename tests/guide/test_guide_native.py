@@ -22,21 +22,11 @@ from duel.agents.guided.runtime import softmax
 from duel.engine import GameState, InfoSet, Perspective, new_game
 from duel.errors import SpecError
 from duel.native import available
+from duel.native.differential import sample_position
 
 pytestmark = pytest.mark.skipif(not available(), reason="the native core is not built")
 
 
-def _position(seed: int) -> GameState:
-    """A position some random plies into game `seed` (the draft, Age I, II or III)."""
-    state = new_game(seed)
-    rng = random.Random(seed)
-    for _ in range((seed * 11) % 80):
-        if state.is_terminal():
-            break
-        state.play(rng.choice(state.legal_moves()))
-    if state.is_terminal() or len(state.legal_moves()) < 2:
-        state = new_game(seed)
-    return state
 
 
 def _decide(state: GameState, native: int, seed: int, **params: Any) -> tuple[Any, ...]:
@@ -82,7 +72,7 @@ def native_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 ])
 def test_seeded_searches_agree(params: dict[str, Any], native_calls: list[str]) -> None:
     for seed in range(8):
-        state = _position(seed)
+        state = sample_position(seed)
         native = _decide(state, 1, seed, **params)
         assert native_calls, "the native tree did not run"
         native_calls.clear()
@@ -140,7 +130,7 @@ def test_the_spec_option_and_its_check() -> None:
 def test_the_native_tree_keeps_nothing_between_decisions() -> None:
     """The documented difference (docs/native.md): the second decision of a game is the Python
     tree's with reuse=0."""
-    state = _position(5)
+    state = sample_position(5)
     seen = Perspective.to_move(state)
     agents = {n: GuidedAgent(iterations=80, native=n, reuse=n) for n in (0, 1)}
     for agent in agents.values():
@@ -182,7 +172,7 @@ def test_the_native_network_is_numpys_to_a_millionth() -> None:
 
 
 def test_a_search_with_the_native_network() -> None:
-    state = _position(6)
+    state = sample_position(6)
     seen = Perspective.to_move(state)
     agent = GuidedAgent(iterations=120, native=2)
     assert agent.native_net
