@@ -37,3 +37,28 @@ def _load() -> str:
     import os
 
     return f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs"
+
+
+def rounds_figures(figures: dict[str, list[float]],
+                   ratios: dict[str, tuple[str, str]]) -> dict[str, Any]:
+    """Alternating rounds' figures as the benchmarks report them: each figure's mean, bootstrap
+    95% interval over the rounds and values; each ratio (name: (top, bottom), taken round by
+    round, so that a round's load falls on both sides of it) its mean and interval."""
+    from duel.stats import bootstrap_ci, mean
+
+    out: dict[str, Any] = {}
+    for key, values in figures.items():
+        out[key] = {"mean": mean(values), "ci": bootstrap_ci(values), "values": values}
+    for name, (top, bottom) in ratios.items():
+        pairs = [t / b for t, b in zip(figures[top], figures[bottom], strict=True)]
+        out[name] = {"mean": mean(pairs), "ci": bootstrap_ci(pairs)}
+    return out
+
+
+def figure(entry: dict[str, Any], digits: int = 0, unit: str = "") -> str:
+    """One figure of `rounds_figures`: "mean (95% CI lo-hi)"; a ratio with unit="x"."""
+    lo, hi = entry["ci"]
+    if unit == "x":
+        return f"{entry['mean']:.{digits}f}x ({lo:.{digits}f}-{hi:.{digits}f})"
+    return f"{entry['mean']:.{digits}f}{unit} (95% CI {lo:.{digits}f}-{hi:.{digits}f})"
+

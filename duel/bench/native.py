@@ -10,7 +10,7 @@ import random
 import time
 from typing import Any
 
-from duel.bench.common import _load_fields
+from duel.bench.common import _load_fields, figure, rounds_figures
 
 
 def python_games(seconds: float, first_seed: int) -> tuple[float, int]:
@@ -60,7 +60,6 @@ def compare_native(rounds: int, seconds: float) -> dict[str, Any]:
     """`duel bench native`: `rounds` alternating rounds of each pair of figures."""
     from duel.build import describe
     from duel.native import available
-    from duel.stats import bootstrap_ci, mean
 
     if not available():
         from duel.errors import BenchError
@@ -75,12 +74,8 @@ def compare_native(rounds: int, seconds: float) -> dict[str, Any]:
         figures["native_mcts"].append(mcts_rate(seconds, 1))
     out: dict[str, Any] = {"build": describe(), "rounds": rounds, "seconds": seconds,
                            "clock": "process CPU time", **_load_fields()}
-    for key, values in figures.items():
-        out[key] = {"mean": mean(values), "ci": bootstrap_ci(values), "values": values}
-    for what in ("games", "mcts"):
-        ratios = [n / p for n, p in zip(figures[f"native_{what}"], figures[f"python_{what}"],
-                                         strict=True)]
-        out[f"{what}_speedup"] = {"mean": mean(ratios), "ci": bootstrap_ci(ratios)}
+    out.update(rounds_figures(figures, {f"{what}_speedup": (f"native_{what}", f"python_{what}")
+                                        for what in ("games", "mcts")}))
     return out
 
 
@@ -128,7 +123,6 @@ def compare_analyser(rounds: int, decisions: int, iterations: int = 0,
     interval over the rounds, and the ratio."""
     from duel.analysis.search import DEFAULT_ITERATIONS
     from duel.build import describe
-    from duel.stats import bootstrap_ci, mean
 
     iterations = iterations or DEFAULT_ITERATIONS
     positions = analyser_positions(seed, decisions)
@@ -139,10 +133,7 @@ def compare_analyser(rounds: int, decisions: int, iterations: int = 0,
     out: dict[str, Any] = {"build": describe(), "rounds": rounds, "decisions": len(positions),
                            "iterations": iterations, "clock": "process CPU time",
                            **_load_fields()}
-    for key, values in figures.items():
-        out[key] = {"mean": mean(values), "ci": bootstrap_ci(values), "values": values}
-    ratios = [n / p for n, p in zip(figures["native_cpu"], figures["python_cpu"], strict=True)]
-    out["cpu_ratio"] = {"mean": mean(ratios), "ci": bootstrap_ci(ratios)}
+    out.update(rounds_figures(figures, {"cpu_ratio": ("native_cpu", "python_cpu")}))
     return out
 
 
@@ -150,8 +141,7 @@ def analyser_lines(r: dict[str, Any]) -> list[str]:
     """compare_analyser's figures as printed lines (`duel bench native-analyser`)."""
 
     def fig(key: str) -> str:
-        lo, hi = r[key]["ci"]
-        return f"{r[key]['mean']:.4f} s (95% CI {lo:.4f}-{hi:.4f})"
+        return figure(r[key], 4, " s")
 
     lo, hi = r["cpu_ratio"]["ci"]
     return [f"{r['build']}; load average {r['load_average']} on {r['cpus']} CPUs; "
@@ -187,7 +177,6 @@ def compare_guided(rounds: int, seconds: float, seed: int = 0) -> dict[str, Any]
     the ratios to the Python tree."""
     from duel.build import describe
     from duel.native import available
-    from duel.stats import bootstrap_ci, mean
 
     if not available():
         from duel.errors import BenchError
@@ -204,12 +193,8 @@ def compare_guided(rounds: int, seconds: float, seed: int = 0) -> dict[str, Any]
         figures["native_net_guided"].append(guided_rate(seconds, 2, seed))
     out: dict[str, Any] = {"build": describe(), "rounds": rounds, "seconds": seconds,
                            "clock": "process CPU time", **_load_fields()}
-    for key, values in figures.items():
-        out[key] = {"mean": mean(values), "ci": bootstrap_ci(values), "values": values}
-    for name in ("native", "native_net"):
-        ratios = [n / p for n, p in zip(figures[f"{name}_guided"], figures["python_guided"],
-                                         strict=True)]
-        out[f"{name}_speedup"] = {"mean": mean(ratios), "ci": bootstrap_ci(ratios)}
+    out.update(rounds_figures(figures, {f"{name}_speedup": (f"{name}_guided", "python_guided")
+                                        for name in ("native", "native_net")}))
     return out
 
 

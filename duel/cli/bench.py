@@ -7,6 +7,7 @@ import argparse
 import os
 from typing import Any
 
+from duel.bench.common import figure
 from duel.cli.bench_analyser import add_analyser_parsers, header
 from duel.cli.options import dump, integer, real, seed
 from duel.errors import UsageError
@@ -205,14 +206,12 @@ def yardstick(args: argparse.Namespace) -> int:
           f"{r['load_average_start']:.2f} at the start, {r['load_average']:.2f} at the end")
 
     def fig(key: str) -> str:
-        lo, hi = r[key]["ci"]
-        return f"{r[key]['mean']:.0f} (95% CI {lo:.0f}-{hi:.0f})"
+        return figure(r[key])
 
     for what, unit in (("games", "random games per CPU second, one core"),
                        ("mcts", "search iterations per CPU second, a game's first move")):
-        lo, hi = r[f"{what}_ratio"]["ci"]
         print(f"{unit}: duel {fig('duel_' + what)}, indjev99 {fig('their_' + what)}; "
-              f"{r[what + '_ratio']['mean']:.2f}x ({lo:.2f}-{hi:.2f})")
+              f"{figure(r[what + '_ratio'], 2, 'x')}")
     return 0
 
 
@@ -227,14 +226,12 @@ def native(args: argparse.Namespace) -> int:
     print(_rates_line(r) + f"; {r['rounds']} alternating rounds of {r['seconds']:g} s each")
 
     def fig(key: str) -> str:
-        lo, hi = r[key]["ci"]
-        return f"{r[key]['mean']:.0f} (95% CI {lo:.0f}-{hi:.0f})"
+        return figure(r[key])
 
     for what, unit in (("games", "random games/s, one core"),
                        ("mcts", "MCTS iterations/s from Age I's start")):
-        lo, hi = r[f"{what}_speedup"]["ci"]
         print(f"{unit}: native {fig(f'native_{what}')}, beside it {fig(f'python_{what}')}; "
-              f"{r[f'{what}_speedup']['mean']:.1f}x ({lo:.1f}-{hi:.1f})")
+              f"{figure(r[f'{what}_speedup'], 1, 'x')}")
     return 0
 
 
@@ -260,12 +257,10 @@ def native_guided(args: argparse.Namespace) -> int:
         return 0
 
     def fig(key: str) -> str:
-        lo, hi = r[key]["ci"]
-        return f"{r[key]['mean']:.0f} (95% CI {lo:.0f}-{hi:.0f})"
+        return figure(r[key])
 
     def ratio(key: str) -> str:
-        lo, hi = r[key]["ci"]
-        return f"{r[key]['mean']:.2f}x ({lo:.2f}-{hi:.2f})"
+        return figure(r[key], 2, "x")
 
     print(f"{r['build']}; load average {r['load_average']} on {r['cpus']} CPUs; "
           f"{r['rounds']} alternating rounds of {r['seconds']:g} s each")

@@ -60,11 +60,10 @@ def theirs(binary: str, figure: str, seconds: float, seed: int) -> float:
 
 def compare_yardstick(repo: str, rounds: int, seconds: float) -> dict[str, Any]:
     """`rounds` alternating rounds of each figure, native core and theirs."""
-    from duel.bench.common import _load_fields
+    from duel.bench.common import _load_fields, rounds_figures
     from duel.bench.native import mcts_rate, native_games
     from duel.build import describe
     from duel.native import available
-    from duel.stats import bootstrap_ci, mean
 
     if not available():
         raise BenchError(f"the native core is not in use: {describe()}")
@@ -83,10 +82,6 @@ def compare_yardstick(repo: str, rounds: int, seconds: float) -> dict[str, Any]:
     out: dict[str, Any] = {"build": describe(), "their_commit": commit, "rounds": rounds,
                            "seconds": seconds, "clock": "process CPU time",
                            "load_average_start": load_start["load_average"], **_load_fields()}
-    for key, values in figures.items():
-        out[key] = {"mean": mean(values), "ci": bootstrap_ci(values), "values": values}
-    for what in ("games", "mcts"):
-        ratios = [d / t for d, t in zip(figures[f"duel_{what}"], figures[f"their_{what}"],
-                                         strict=True)]
-        out[f"{what}_ratio"] = {"mean": mean(ratios), "ci": bootstrap_ci(ratios)}
+    out.update(rounds_figures(figures, {f"{what}_ratio": (f"duel_{what}", f"their_{what}")
+                                        for what in ("games", "mcts")}))
     return out
