@@ -205,12 +205,10 @@ def yardstick(args: argparse.Namespace) -> int:
           f"{r['rounds']} alternating rounds of {r['seconds']:g} s each; load average "
           f"{r['load_average_start']:.2f} at the start, {r['load_average']:.2f} at the end")
 
-    def fig(key: str) -> str:
-        return figure(r[key])
-
     for what, unit in (("games", "random games per CPU second, one core"),
                        ("mcts", "search iterations per CPU second, a game's first move")):
-        print(f"{unit}: duel {fig('duel_' + what)}, indjev99 {fig('their_' + what)}; "
+        ours, theirs = (r[f"{side}_{what}"] for side in ("duel", "their"))
+        print(f"{unit}: duel {figure(ours)}, indjev99 {figure(theirs)}; "
               f"{figure(r[what + '_ratio'], 2, 'x')}")
     return 0
 
