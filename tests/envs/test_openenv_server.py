@@ -69,6 +69,7 @@ def test_whole_games_through_openenv_s_client(serve, opponent: str, tmp_path: Pa
             client.step(DuelAction(reply="{}"))
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the slow pass (CI runs it too)
 def test_bad_input_the_session_cap_and_idle_expiry(serve) -> None:
     server = serve("--max-sessions", "2", "--idle-timeout", "1")
     with server.client() as a, server.client() as b:
@@ -103,6 +104,7 @@ def test_a_bad_opponent_stops_the_server_before_it_listens() -> None:
     assert done.returncode == 2 and "iterations" in done.stderr
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the slow pass (CI runs it too)
 def test_openenv_validate_passes_against_the_running_server(serve) -> None:
     """`openenv validate --url`: what of it runs offline (the running server's endpoints)."""
     server = serve()

@@ -41,6 +41,7 @@ def scripted(body: dict[str, Any]) -> Scripted:
     return openai_reply(json.dumps(move.to_json()))
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the slow pass (CI runs it too)
 def test_grading_a_tiny_run_gives_the_expected_table(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "grade"
     with FakeLLMServer(responder=scripted) as srv:

@@ -26,6 +26,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> FakeLLMServer:
         yield srv  # type: ignore[misc]
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the slow pass (CI runs it too)
 def test_settings_are_graded_as_variants(server: FakeLLMServer, tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "grade"

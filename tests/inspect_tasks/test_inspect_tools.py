@@ -78,6 +78,7 @@ def test_a_refused_make_move_is_re_asked_as_its_answer(llm: FakeLLMServer,
     assert refusals and all("legal moves" in r["reask"].lower() for r in refusals)
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the slow pass (CI runs it too)
 def test_a_model_that_only_looks_up_ends_each_decision_in_the_fallback(
         llm: FakeLLMServer, tmp_path: Path) -> None:
     _, score, model = played(llm, tmp_path, "looping", max_attempts=2)

@@ -62,6 +62,7 @@ def test_two_seat_swapped_games_to_the_end_replay_to_the_scored_result(
         sorted(f["score"].metadata["transcript"] for f in found)
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the slow pass (CI runs it too)
 def test_the_opponent_role_is_a_second_llm_seat_and_a_never_legal_model_ends_in_fallbacks(
         llm: FakeLLMServer, tmp_path: Path) -> None:
     # The evaluated model (m) never answers a move; the opponent role's (m2) always does.

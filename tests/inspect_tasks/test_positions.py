@@ -45,6 +45,7 @@ def asked(srv: FakeLLMServer, system: str) -> dict[str, list[list[str]]]:
     return out
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the slow pass (CI runs it too)
 def test_positions_agree_with_duel_grade_positions(monkeypatch: pytest.MonkeyPatch,
                                                    tmp_path: Path) -> None:
     suite_path = default_suite()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from helpers.browser import chromium, open_page, play_by_clicking, served
 
 from duel.agents import make_agent
@@ -31,6 +32,7 @@ GAMES = [(3, "rule", "random"), (8, "random", "rule"), (14, "rule", "rule"), (2,
          (5, "rule", "rule")]
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the slow pass (CI runs it too)
 def test_points_so_far_are_the_engine_s_after_every_move(tmp_path: Path) -> None:
     with chromium() as browser:
         checked = 0
@@ -60,6 +62,7 @@ def test_points_so_far_are_the_engine_s_after_every_move(tmp_path: Path) -> None
                        "MILITARY_BUILDING", "WONDER", "MONEY", "PROGRESS_TOKEN"}, counted
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the slow pass (CI runs it too)
 def test_the_play_page_shows_the_engine_s_points_at_every_turn(tmp_path: Path, db: str) -> None:
     """A person truly player 1 (whose page calls it player 2) plays a whole game by clicking;
     at each of its turns the points shown are the engine's score of the position, replayed

@@ -152,6 +152,7 @@ def test_a_person_plays_every_kind_of_move_against_random(browser: Any, db: str)
     assert (ARTIFACTS / "random-2-mid.png").stat().st_size > 10_000
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the slow pass (CI runs it too)
 def test_a_person_plays_mcts(browser: Any, db: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     clicked: Counter[str] = Counter()

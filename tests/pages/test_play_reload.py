@@ -9,6 +9,7 @@ import random
 from collections import Counter
 
 import httpx
+import pytest
 from helpers.browser import PILE, choose, chromium, open_page, served, wait_for_turn
 from helpers.play_helpers import WAIT
 
@@ -16,6 +17,7 @@ RELOAD_AT = 24  # an Age I move
 LOG_LINES = "document.querySelectorAll('#log div').length"
 
 
+@pytest.mark.slow  # over 15 s on 2 cores: the slow pass (CI runs it too)
 def test_a_reload_keeps_the_log_and_the_last_move(db: str) -> None:
     with served(db) as (url, _), chromium() as browser:
         r = httpx.post(url + "/games", json={"player1": "external", "player2": "mcts:iterations=30",
