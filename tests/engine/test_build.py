@@ -110,9 +110,11 @@ def test_a_failed_compile_installs_the_pure_build_and_says_why(tmp_path: Path) -
     root = _copy(tmp_path, sources_only=True)
     for name in ("setup.py", "pyproject.toml", "README.md"):
         shutil.copy(REPO / name, root / name)
-    # A C compiler that always fails: mypyc translates, the compile step breaks.
+    # A C compiler that always fails: mypyc translates, the compile step breaks. Translating
+    # takes 7 min on an idle 2-core machine, longer beside other tests: unlike pip's isolated
+    # build, this environment holds duel's dependencies and mypy follows the imports into them.
     done = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
-                          cwd=root, capture_output=True, text=True, timeout=600,
+                          cwd=root, capture_output=True, text=True, timeout=1800,
                           env={**os.environ, "CC": "false", "DUEL_PURE": ""})
     assert done.returncode == 0, done.stderr
     assert "duel build: installing the pure Python build: compiling failed" in done.stderr
