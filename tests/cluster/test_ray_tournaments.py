@@ -102,6 +102,7 @@ def test_a_worker_killed_mid_game_has_its_game_played_again_once(local_ray: None
     assert without_time(games) == without_time(lines(tmp_path / "here"))
 
 
+@pytest.mark.slow  # 13 s: two Ray nodes start; CI's slow pass runs it
 def test_a_tournament_on_two_nodes_records_every_game_once(tmp_path: Path) -> None:
     from ray.cluster_utils import Cluster
 

@@ -112,7 +112,8 @@ def test_aec_full_games_select_the_seat_to_move_and_reward_the_winner() -> None:
 
 # ---------------------------------------------------------------------------- masks
 def test_mask_is_exactly_the_legal_moves_for_both_seats() -> None:
-    for seed in range(150):
+    # 60 whole games, every ply, both seats (150 took 15 s of the default run's 20 minutes).
+    for seed in range(60):
         for state in random_states(seed):
             for seat in (1, 2):
                 obs = seat_observation(state, seat)
