@@ -61,6 +61,19 @@ def play(client: TestClient, code: str, token: str, rng: random.Random) -> dict[
     return cast(dict[str, Any], r.json())
 
 
+def play_unless_over(client: TestClient, code: str, token: str, rng: random.Random) -> bool:
+    """The seat plays a random legal move at its turn, unless the game ends first (an agent's
+    move can end it while the seat waits); whether it played."""
+    def turn_or_end() -> bool:
+        game = live(client, code)
+        return game.over or bool(legal(client, code, token)["yourTurn"])
+    wait_until(turn_or_end, WAIT, "the seat's turn or the game's end")
+    if live(client, code).over:
+        return False
+    play(client, code, token, rng)
+    return True
+
+
 def external_seat_to_move(client: TestClient, code: str, tokens: dict[str, str]) -> str | None:
     game = live(client, code)
     if game.over:
