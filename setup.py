@@ -151,8 +151,10 @@ def native_extension() -> list[Any]:
                       optional=True,
                       depends=[f"duel/{n}" for n in build_info.NATIVE_SOURCES],
                       language="c++",
-                      # -O2, not -O3: as fast here and faster to compile on 2 cores.
-                      extra_compile_args=["-std=c++17", "-O2", "-fvisibility=hidden",
+                      # -O3: 1% more search iterations and 6% more random games a second than
+                      # -O2 (alternating runs, 2026-12-07) for about 2 s more of compiling.
+                      # Never -ffast-math: the searches must keep the Python's arithmetic.
+                      extra_compile_args=["-std=c++17", "-O3", "-fvisibility=hidden",
                                           "-g0"])]
 
 

@@ -6,18 +6,18 @@ namespace duel {
 Data D;
 
 // city.PlayerState.add_card.
-bool Player::add_card(int card) {
+int Player::add_card(int card) {
     const CardData& c = D.cards[card];
     built.set(card);
     cards.push((uint8_t)card);
     color_count[c.color]++;
-    bool priced = false;
+    int priced = PRICES_KEPT;
     if (c.color == BROWN || c.color == GREY) {
         for (int r = 0; r < 5; r++) prod[r] += c.produces[r];
-        priced = true;
+        priced = PRICES_BOTH;
     }
-    if (c.discount_mask) { discount |= c.discount_mask; priced = true; }
-    if (c.wild) { add_wild(c.wild, 1); priced = true; }
+    if (c.discount_mask) { discount |= c.discount_mask; priced = std::max(priced, PRICES_OWN); }
+    if (c.wild) { add_wild(c.wild, 1); priced = std::max(priced, PRICES_OWN); }
     if (c.symbol >= 0) {
         int bit = 1 << c.symbol;
         if (sym1 & bit) sym2 |= bit;
@@ -27,18 +27,18 @@ bool Player::add_card(int card) {
 }
 
 // city.PlayerState.remove_card: add_card's inverse.
-bool Player::remove_card(int card) {
+int Player::remove_card(int card) {
     const CardData& c = D.cards[card];
     built.unset(card);
     cards.remove((uint8_t)card);
     color_count[c.color]--;
-    bool priced = false;
+    int priced = PRICES_KEPT;
     if (c.color == BROWN || c.color == GREY) {
         for (int r = 0; r < 5; r++) prod[r] -= c.produces[r];
-        priced = true;
+        priced = PRICES_BOTH;
     }
-    if (c.discount_mask) { discount &= ~c.discount_mask; priced = true; }
-    if (c.wild) { add_wild(c.wild, -1); priced = true; }
+    if (c.discount_mask) { discount &= ~c.discount_mask; priced = std::max(priced, PRICES_OWN); }
+    if (c.wild) { add_wild(c.wild, -1); priced = std::max(priced, PRICES_OWN); }
     if (c.symbol >= 0) {
         int bit = 1 << c.symbol;
         if (sym2 & bit) sym2 &= ~bit;
@@ -47,13 +47,23 @@ bool Player::remove_card(int card) {
     return priced;
 }
 
-// Largest first, by insertion: a cost has a handful of units, where std::sort's set-up cost
-// more than the sorting (perf: 2% of the search).
-static inline void sort_desc(int* x, int n) {
+// Dearest first, by insertion (unit prices with their counts): a cost has a handful of them,
+// where std::sort's set-up cost more than the sorting (perf: 2% of the search).
+static inline void sort_desc(int* unit, int* count, int n) {
     for (int i = 1; i < n; i++) {
-        int v = x[i], j = i;
-        for (; j > 0 && x[j - 1] < v; j--) x[j] = x[j - 1];
-        x[j] = v;
+        int u = unit[i], c = count[i], j = i;
+        for (; j > 0 && unit[j - 1] < u; j--) { unit[j] = unit[j - 1]; count[j] = count[j - 1]; }
+        unit[j] = u;
+        count[j] = c;
+    }
+}
+
+// `wilds` units waived from the front (the dearest) of a kind's sorted counts.
+static inline void waive(int* count, int n, int wilds) {
+    for (int i = 0; i < n && wilds > 0; i++) {
+        int take = std::min(wilds, count[i]);
+        count[i] -= take;
+        wilds -= take;
     }
 }
 
@@ -67,24 +77,36 @@ static int trade_cost(const Vec<Need, 5>& needs, const Player& p, bool rebate, c
         }
         return total;
     }
-    int raw[32], man[32], nraw = 0, nman = 0;
+    // The missing units grouped by price (a need's units share one), dearest first: the
+    // wildcards waive the dearest units of their kind, the rebate the two dearest left. The
+    // same sum as the Python's list of single units, sorted and cut, without building it.
+    int raw[5], nraw[5], man[5], nman[5], kr = 0, km = 0;
     for (int i = 0; i < needs.n; i++) {
         int r = needs[i].res, missing = needs[i].units - p.prod[r];
         if (missing <= 0) continue;
         int unit = ((p.discount >> r) & 1) ? 1 : 2 + o.prod[r];
-        for (int k = 0; k < missing; k++) {
-            if (r < 3) raw[nraw++] = unit; else man[nman++] = unit;
+        if (r < 3) { raw[kr] = unit; nraw[kr++] = missing; }
+        else { man[km] = unit; nman[km++] = missing; }
+    }
+    sort_desc(raw, nraw, kr);
+    sort_desc(man, nman, km);
+    waive(nraw, kr, p.wild_raw);
+    waive(nman, km, p.wild_man);
+    if (rebate) {
+        for (int k = 0; k < 2; k++) {  // the dearest unit left, of either kind
+            int* best = nullptr;
+            int best_unit = -1;
+            for (int i = 0; i < kr; i++)
+                if (nraw[i] && raw[i] > best_unit) { best_unit = raw[i]; best = &nraw[i]; }
+            for (int i = 0; i < km; i++)
+                if (nman[i] && man[i] > best_unit) { best_unit = man[i]; best = &nman[i]; }
+            if (!best) break;
+            --*best;
         }
     }
-    sort_desc(raw, nraw);
-    sort_desc(man, nman);
-    int units[64], n = 0;
-    for (int i = std::min(p.wild_raw, nraw); i < nraw; i++) units[n++] = raw[i];
-    for (int i = std::min(p.wild_man, nman); i < nman; i++) units[n++] = man[i];
-    int skip = 0;
-    if (rebate) { sort_desc(units, n); skip = std::min(2, n); }
     int total = 0;
-    for (int i = skip; i < n; i++) total += units[i];
+    for (int i = 0; i < kr; i++) total += raw[i] * nraw[i];
+    for (int i = 0; i < km; i++) total += man[i] * nman[i];
     return total;
 }
 
@@ -205,7 +227,7 @@ bool State::build_card(int seat, int card, bool chain) {
     Player& p = players[seat];
     const CardData& c = D.cards[card];
     bool pair = c.symbol >= 0 && ((p.sym1 >> c.symbol) & 1);
-    if (p.add_card(card)) dirty();
+    forget(seat, p.add_card(card));
     if (chain && p.has_token(URBANISM)) p.coins += 4;
     p.coins += c.instant_coins;
     switch (c.gain) {
@@ -238,7 +260,7 @@ void State::build_wonder(int seat, int w) {
     Player& o = players[1 - seat];
     const WonderData& wd = D.wonders[w];
     p.wonder_age[p.wonders.index((uint8_t)w)] = (uint8_t)age;
-    if (wd.wild) { p.add_wild(wd.wild, 1); dirty(); }
+    if (wd.wild) { p.add_wild(wd.wild, 1); forget(seat, PRICES_OWN); }
     if (++wonders_built == 7)
         for (int q = 0; q < 2; q++)
             for (int i = 0; i < players[q].wonders.n; i++)
@@ -267,7 +289,7 @@ void State::build_wonder(int seat, int w) {
 
 void State::gain_token(int seat, int t) {
     Player& p = players[seat];
-    if (p.add_token(t)) dirty();
+    if (p.add_token(t)) forget(seat, PRICES_OWN);
     if (t == AGRICULTURE || t == URBANISM) p.coins += 6;
     else if (t == LAW && p.science_count() >= 6) finish(seat, V_SCIENCE);
 }
@@ -370,7 +392,7 @@ void State::play(int move) {
         if (step != GAME_END) end_turn();
         return;
     case DESTROY_CARD:
-        if (players[1 - seat].remove_card(a)) dirty();
+        forget(1 - seat, players[1 - seat].remove_card(a));
         discard.push((uint8_t)a);
         prev_target = 1 - seat;
         end_turn();

@@ -92,6 +92,8 @@ struct Bits {
     void unset(int c) { if (c < 64) lo &= ~(1ull << c); else hi &= ~(1ull << (c - 64)); }
 };
 
+constexpr int PRICES_KEPT = 0, PRICES_OWN = 1, PRICES_BOTH = 2;  // whose prices changed
+
 struct Player {
     int coins = 7;
     Bits built;
@@ -111,9 +113,10 @@ struct Player {
     }
     int science_count() const { return __builtin_popcount((unsigned)sym1); }
     void add_wild(int kind, int n) { if (kind == 1) wild_raw += n; else wild_man += n; }
-    // Each returns true when what constructions cost changed (city.py's flags).
-    bool add_card(int card);
-    bool remove_card(int card);
+    // Each returns whose construction prices changed (city.py's flags, told apart):
+    // PRICES_BOTH when the production changed (the opponent's trading prices read it).
+    int add_card(int card);
+    int remove_card(int card);
     bool add_token(int t) {
         tokens |= 1 << t;
         token_list.push((uint8_t)t);
@@ -151,6 +154,13 @@ struct State {
     mutable int16_t prices[2][MAX_CARDS + N_WONDERS];
     State() { dirty(); }
     void dirty() { std::memset(prices, 0xff, sizeof prices); }
+    // A city changed (Priced): its own prices are forgotten, and the opponent's too when its
+    // production changed. (The Python engine forgets both cities' in every case: a cache, so
+    // only the count of trade_cost calls differs.)
+    void forget(int seat, int priced) {
+        if (priced == PRICES_BOTH) dirty();
+        else if (priced == PRICES_OWN) std::memset(prices[seat], 0xff, sizeof prices[seat]);
+    }
     // GameState.card_price and wonder_price: inline, as legal() asks for every accessible
     // card's and every wonder's price and the table mostly holds it (perf: the calls were a
     // tenth of the search's time); the trading cost itself is computed out of line.

@@ -81,24 +81,28 @@ inline int mast_key(const State& s, int m) {
 }
 constexpr int MAST_KEYS = 900;
 
+// `mean` holds total / count (1.0 for a key never played), divided once when a key learns
+// rather than for every move of every rollout ply that asks (the same quotient, so the same
+// bits as the Python's `total[k] / n`).
 struct Mast {
     double epsilon;
-    std::vector<double> total, count;
+    std::vector<double> total, count, mean;
     std::vector<int> trail;
-    explicit Mast(double e) : epsilon(e), total(2 * MAST_KEYS, 0.0), count(2 * MAST_KEYS, 0.0) {}
+    explicit Mast(double e)
+        : epsilon(e), total(2 * MAST_KEYS, 0.0), count(2 * MAST_KEYS, 0.0),
+          mean(2 * MAST_KEYS, 1.0) {}
     int best(const State& s, const int* moves, int n, int seat) const {
         int best = moves[0];
         double best_v = -1.0;
         for (int i = 0; i < n; i++) {
-            int k = mast_key(s, moves[i]) * 2 + seat;
-            double c = count[k];
-            double v = c > 0 ? total[k] / c : 1.0;
+            double v = mean[mast_key(s, moves[i]) * 2 + seat];
             if (v > best_v) { best_v = v; best = moves[i]; }
         }
         return best;
     }
     void learn(double r0, double r1) {
         for (int k : trail) { total[k] += (k & 1) ? r1 : r0; count[k] += 1.0; }
+        for (int k : trail) mean[k] = total[k] / count[k];
         trail.clear();
     }
 };
