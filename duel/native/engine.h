@@ -154,9 +154,9 @@ struct State {
     mutable int16_t prices[2][MAX_CARDS + N_WONDERS];
     State() { dirty(); }
     void dirty() { std::memset(prices, 0xff, sizeof prices); }
-    // A city changed (Priced): its own prices are forgotten, and the opponent's too when its
-    // production changed. (The Python engine forgets both cities' in every case: a cache, so
-    // only the count of trade_cost calls differs.)
+    // A city changed (`priced`: a PRICES_ value): its own prices are forgotten, and the
+    // opponent's too when its production changed. (The Python engine forgets both cities' in
+    // every case: a cache, so only the count of trade_cost calls differs.)
     void forget(int seat, int priced) {
         if (priced == PRICES_BOTH) dirty();
         else if (priced == PRICES_OWN) std::memset(prices[seat], 0xff, sizeof prices[seat]);
