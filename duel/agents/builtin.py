@@ -27,7 +27,8 @@ MCTS_PARAMS = {
     "workers": Param(int, 1, "root parallelism: processes, each growing a tree with the full "
                              "budget; visits summed"),
     "native": Param(int, 1, "1: search in the native core when it is built (docs/native.md; "
-                            "no tree kept between moves); 0: the Python search"),
+                            "guide: no tree kept between moves, 2: the network in C++ too); "
+                            "0: the Python search"),
     # The learned guide (duel/agents/guided, docs/guide.md): PUCT with a network's priors and
     # values.
     "guide": Param(str, "", "a policy-value network guiding the search: default (shipped) or "

@@ -28,9 +28,10 @@ not reuse.
 The native core (``native=1``, the default when it is built; docs/native.md): the same search
 in C++, growing the same tree from the same generator (a seeded search with an iteration
 budget chooses the same move with the same statistics), about ten times as many iterations per
-second. It keeps no tree between decisions, so with it ``reuse`` has nothing to keep: the first
-decision of a game is the Python search's, the later ones are those of ``reuse=0``.
-``native=0`` or ``DUEL_PURE=1`` runs the Python search.
+second. It keeps its tree between decisions as the Python search does: the native tree stays
+in C++ (`duel.native.keep` finds, detaches and prunes the subtree), so a seeded game plays the
+Python search's moves decision after decision. ``native=0`` or ``DUEL_PURE=1`` runs the Python
+search.
 
 Root parallelism (``workers=N``): N processes each grow their own tree from the same view with
 the full budget and their own seed (drawn from the agent's generator, so a seeded search stays
@@ -292,6 +293,10 @@ class MCTSAgent:
         self._rng = random.Random(seed) if seed >= 0 else None
         # The node of the move chosen last, and a sample of the position after it (reuse).
         self._last: tuple[Node, GameState] | None = None
+        # The native search's: its tree (a duel.native.Tree), the move chosen, a sample of the
+        # position before it; and the tree the last native search grew.
+        self._last_native: tuple[Any, Move, GameState] | None = None
+        self._grown: Any = None
 
     def choose(self, view: dict[str, Any], legal: Sequence[Move],
                rng: random.Random) -> Decision:
@@ -304,8 +309,9 @@ class MCTSAgent:
         moves = list(legal)
         info = InfoSet.from_view(view)
         base = public_sample(info)
-        kept = self._kept(base, moves)
+        kept: Any = self._kept_native(base, moves) if self.native else self._kept(base, moves)
         self._last = None
+        self._last_native = None
         if len(moves) == 1:
             self._remember(kept, base, moves[0])
             return Decision(moves[0], {"iterations": 0}), []
@@ -321,7 +327,8 @@ class MCTSAgent:
             if kept is not None:
                 # What the choice stands on: the kept children's visits (the node's own count
                 # includes those of the children pruned as no longer legal).
-                reused = sum(ch.visits for ch in kept.children.values())
+                reused = (kept.root_visits() if self.native
+                          else sum(ch.visits for ch in kept.children.values()))
             root, iterations, seconds = self.search(info, rng, kept)
             children = [(n.move, n.visits, n.reward) for n in root.children.values()
                         if n.move is not None]
@@ -329,7 +336,7 @@ class MCTSAgent:
         best = ranked[0][0]
         assert best in moves
         if self.workers == 1:
-            self._remember(root, base, best)
+            self._remember(self._grown if self.native else root, base, best)
         stats = [{"move": move.to_json(), "visits": visits,
                   "value": round(reward / visits, 4) if visits else 0.0}
                  for move, visits, reward in ranked[:5]]
@@ -359,10 +366,24 @@ class MCTSAgent:
         found.parent = None
         return found
 
-    def _remember(self, node: Node | None, base: GameState, move: Move) -> None:
+    def _kept_native(self, base: GameState, legal: list[Move]) -> Any:
+        """`_kept` for the native search: the native tree's subtree, or None."""
+        if not self.reuse or self._last_native is None:
+            return None
+        from duel.native import keep
+
+        tree, move, before = self._last_native
+        after = before.clone()
+        after.play(move)
+        return keep(tree, move, after, base, legal)
+
+    def _remember(self, node: Any, base: GameState, move: Move) -> None:
         """Keep `node`'s child for `move` (and `base`, a `public_sample`, played on by it) for
-        the next decision."""
+        the next decision. `node`: a native tree when the search is native."""
         if not self.reuse or node is None:
+            return
+        if self.native:
+            self._last_native = (node, move, base)
             return
         child = node.children.get(move)
         if child is None:
@@ -397,13 +418,13 @@ class MCTSAgent:
         merged = [(move, int(v), r) for move, (v, r) in totals.items()]
         return merged, done, time.perf_counter() - start
 
-    def search(self, info: InfoSet, rng: random.Random, root: Node | None = None
+    def search(self, info: InfoSet, rng: random.Random, root: Any = None
                ) -> tuple[Node, int, float]:
-        """Grow `root` (a new tree by default) from `info` for the budget: `iterations` more,
-        or `time` seconds."""
+        """Grow `root` (a new tree by default; natively, a kept native tree) from `info` for
+        the budget: `iterations` more, or `time` seconds."""
         start = time.perf_counter()
-        if root is None and self.native:
-            return self._search_native(info, rng, start)
+        if self.native:
+            return self._search_native(info, rng, start, root)
         if root is None:
             root = Node(None, None, -1)
         limit = self.iterations
@@ -422,14 +443,15 @@ class MCTSAgent:
         return root, done, time.perf_counter() - start
 
 
-    def _search_native(self, info: InfoSet, rng: random.Random, start: float
+    def _search_native(self, info: InfoSet, rng: random.Random, start: float, kept: Any = None
                        ) -> tuple[Node, int, float]:
-        """The search in native code: a root with its children's statistics (no deeper tree:
-        nothing below them is kept)."""
+        """The search in native code: a root with its children's statistics (the tree below
+        them stays in C++: `self._grown`, for reuse)."""
         from duel.native import search
 
-        children, done = search(info, rng, self.iterations, self.time, self.c, self.rollout,
-                                self.build_bias, self.margin, self.epsilon)
+        children, done, self._grown = search(info, rng, self.iterations, self.time, self.c,
+                                             self.rollout, self.build_bias, self.margin,
+                                             self.epsilon, kept)
         root = Node(None, None, -1)
         root.visits = done
         mover = info.template.current

@@ -11,6 +11,7 @@ from typing import Any
 from duel.bench.common import _load_fields, pure_figures
 from duel.bench.engine import mid_age_two
 from duel.engine import new_game
+from duel.native import available as native_available
 
 MCTS_POSITIONS = (("start", "from the start position"),
                   ("mid_age_two", "from a mid-Age-II position"))
@@ -78,9 +79,7 @@ def bench_reuse(games: int, seconds: float, seed: int) -> dict[str, Any]:
     per_game = []
     for i in range(games):
         mine = i % 2
-        # The Python search: the native one keeps no tree (docs/native.md).
-        searcher = f"{spec},native=0"
-        players = (searcher, "rule") if mine == 0 else ("rule", searcher)
+        players = (spec, "rule") if mine == 0 else ("rule", spec)
         result = play_match(*players, seed=seed + i)
         per_game.append([(int(r.details.get("reused", 0)), int(r.details["iterations"]))
                          for r in result.records
@@ -90,5 +89,5 @@ def bench_reuse(games: int, seconds: float, seed: int) -> dict[str, Any]:
     print(f"{spec} against rule, {figures['games']} games, {figures['decisions']} searched "
           f"decisions: a subtree kept in {figures['decisions_kept']:.0%} of them; visits kept "
           f"per decision {figures['kept_share']:.1%} of the root's (95% CI {lo:.1%}-{hi:.1%}, "
-          "bootstrap over games), the Python search (native=0)")
+          f"bootstrap over games), the {'native' if native_available() else 'Python'} search")
     return figures

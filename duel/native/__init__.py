@@ -222,19 +222,28 @@ _POLICY: Final = {"uniform": 0, "heuristic": 1, "mast": 2}
 
 
 def search(info: Any, rng: random.Random, iterations: int, seconds: float, c: float,
-           rollout: str, build_bias: float, margin: float, epsilon: float
-           ) -> tuple[list[tuple[Move, int, float]], int]:
-    """MCTSAgent.search from a fresh root in native code (duel/native/search.cpp): the root
-    children's (move, visits, total reward) in the order they were expanded, and the
-    iterations done. `info` is an InfoSet; `rng` is left where the Python search leaves it."""
+           rollout: str, build_bias: float, margin: float, epsilon: float, kept: Any = None
+           ) -> tuple[list[tuple[Move, int, float]], int, Any]:
+    """MCTSAgent.search in native code (duel/native/search.cpp): the root children's (move,
+    visits, total reward) in the order they were expanded, the iterations done, and the tree
+    (a ``Tree``, for :func:`keep`). `kept`: a tree from :func:`keep` to grow, else a fresh
+    root. `info` is an InfoSet; `rng` is left where the Python search leaves it."""
     version, words, gauss = rng.getstate()
-    children, done, after = core().search(
-        to_native(info.template), list(info.hidden_slots),
+    children, done, after, tree = core().search(
+        kept, to_native(info.template), list(info.hidden_slots),
         [list(pool) for pool in info.age_pools], list(info.guild_pool), list(info.box_pool),
         list(info.wonder_pool), list(words), iterations, seconds, c, _POLICY[rollout],
         build_bias, margin, epsilon)
     rng.setstate((version, tuple(after), gauss))
-    return [(MOVE_OF[m], visits, reward) for m, visits, reward in children], int(done)
+    return [(MOVE_OF[m], visits, reward) for m, visits, reward in children], int(done), tree
+
+
+def keep(tree: Any, move: Move, after: GameState, base: GameState, legal: list[Move]) -> Any:
+    """MCTSAgent._kept for a native tree: the subtree below `tree`'s child for `move` (the
+    move chosen; `after`, a sample of the position after it) whose position is `base`'s in
+    public, detached and pruned to `legal`; None when there is none."""
+    return core().keep(tree, CODE_OF[move], to_native(after), to_native(base),
+                       [CODE_OF[m] for m in legal])
 
 
 class Sweeper:

@@ -2,10 +2,13 @@
 // Mast, outcome) and duel/engine/infoset.py's InfoSet.sample, drawing the same numbers from
 // the same generator, so that a seeded search with an iteration budget grows the same tree
 // and reports the same root statistics as the Python search (tests/agents/test_native_mcts.py).
-// The one difference: no tree is kept between decisions (docs/native.md).
+// The tree kept between a seat's decisions (MCTSAgent's reuse=1: find_subtree, public_key and
+// _kept) is found, detached and pruned here as there, so a seeded game is the Python one's.
 #include "search.h"
 
 #include <pybind11/stl.h>
+
+#include <memory>
 
 #include <chrono>
 #include <cmath>
@@ -285,18 +288,21 @@ std::chrono::steady_clock::time_point after(double seconds) {
                std::chrono::duration<double>(seconds));
 }
 
-// MCTSAgent.search with a fresh root: the root children's (move, visits, reward) in the
-// order they were expanded, the iterations done, and the generator's state after.
-py::tuple search(const State& tmpl, std::vector<std::pair<int, bool>> hidden,
-                 std::vector<std::vector<int>> pools, std::vector<int> guild_pool,
-                 std::vector<int> box_pool, std::vector<int> wonder_pool,
-                 std::vector<uint32_t> words, int iterations, double seconds, double c,
-                 int policy, double bias, double margin, double epsilon) {
+// MCTSAgent.search: grow `kept` (a tree from the last decision, its root this position's) or
+// a fresh root for the budget; the root children's (move, visits, reward) in the order they
+// were expanded, the iterations done, the generator's state after, and the tree (for reuse).
+py::tuple search(std::shared_ptr<Tree> kept, const State& tmpl,
+                 std::vector<std::pair<int, bool>> hidden, std::vector<std::vector<int>> pools,
+                 std::vector<int> guild_pool, std::vector<int> box_pool,
+                 std::vector<int> wonder_pool, std::vector<uint32_t> words, int iterations,
+                 double seconds, double c, int policy, double bias, double margin,
+                 double epsilon) {
     Info info = make_info(tmpl, std::move(hidden), std::move(pools), std::move(guild_pool),
                           std::move(box_pool), std::move(wonder_pool));
     MT rng = mt_of(words);
     Params p{iterations, seconds, c, policy, bias, margin, epsilon};
-    Tree tree(iterations > 0 ? iterations : 1 << 16);
+    std::shared_ptr<Tree> tree =
+        kept ? kept : std::make_shared<Tree>(iterations > 0 ? iterations : 1 << 16);
     Mast mast_table(epsilon);
     Mast* mast = policy == MAST ? &mast_table : nullptr;
     int done = 0;
@@ -310,16 +316,122 @@ py::tuple search(const State& tmpl, std::vector<std::pair<int, bool>> hidden,
             if (seconds > 0 && (done & 7) == 0 && done && std::chrono::steady_clock::now() >= deadline)
                 break;
             sample(info, rng, s);
-            iterate(tree, s, rng, p, mast, index);
+            iterate(*tree, s, rng, p, mast, index);
             done++;
         }
     }
     py::list children;
-    const Node& root = tree.nodes[0];
+    const Node& root = tree->nodes[0];
     for (int e = root.block; e < root.block + root.count; e++)
-        children.append(py::make_tuple(tree.edges[e].move, tree.edges[e].visits,
-                                       tree.edges[e].reward));
-    return py::make_tuple(children, done, rng.words());
+        children.append(py::make_tuple(tree->edges[e].move, tree->edges[e].visits,
+                                       tree->edges[e].reward));
+    return py::make_tuple(children, done, rng.words(), tree);
+}
+
+// ---- Tree reuse: mcts.public_key, find_subtree and MCTSAgent._kept.
+
+// The sorted values of a list (public_key compares discard, tokens and wonders as sets).
+template <class V> std::vector<int> sorted_of(const V& v) {
+    std::vector<int> out(v.v, v.v + v.n);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// public_key(a) == public_key(b): the facts both players see, face-down cards aside.
+bool same_public(const State& a, const State& b) {
+    if (a.step != b.step || a.age != b.age || a.current != b.current
+        || a.military != b.military || a.loot != b.loot || a.draft_pick != b.draft_pick
+        || a.wonders_built != b.wonders_built || a.play_again != b.play_again)
+        return false;
+    for (int slot = 0; slot < 20; slot++)
+        if ((a.pyramid[slot] >= 0) != (b.pyramid[slot] >= 0)) return false;
+    if (sorted_of(a.discard) != sorted_of(b.discard)
+        || sorted_of(a.tokens_board) != sorted_of(b.tokens_board)
+        || sorted_of(a.wonders_available) != sorted_of(b.wonders_available))
+        return false;
+    for (int seat = 0; seat < 2; seat++) {
+        const Player &x = a.players[seat], &y = b.players[seat];
+        if (x.coins != y.coins || x.built.lo != y.built.lo || x.built.hi != y.built.hi
+            || x.tokens != y.tokens || x.wonders.n != y.wonders.n
+            || x.wonder_age.n != y.wonder_age.n)
+            return false;
+        for (int i = 0; i < x.wonders.n; i++)
+            if (x.wonders[i] != y.wonders[i]) return false;
+        for (int i = 0; i < x.wonder_age.n; i++)
+            if (x.wonder_age[i] != y.wonder_age[i]) return false;
+    }
+    return true;
+}
+
+// find_subtree: the node below `node` (reached by `s`, a sample of its position) whose
+// position is `key`'s in public, following only the moves of the seat other than `me`.
+int find_subtree(const Tree& tree, int node, const State& s, const State& key, int me,
+                 int depth) {
+    if (same_public(s, key)) return node;
+    if (depth == 0 || s.step == GAME_END || s.current == me) return -1;
+    int legal[MAX_MOVES];
+    int n = s.legal(legal);
+    const Node& x = tree.nodes[node];
+    for (int e = x.block; e < x.block + x.count; e++) {
+        int move = tree.edges[e].move;
+        if (std::find(legal, legal + n, move) == legal + n) continue;
+        State after = s;
+        after.play(move);
+        int found = find_subtree(tree, tree.edges[e].node, after, key, me, depth - 1);
+        if (found >= 0) return found;
+    }
+    return -1;
+}
+
+// The subtree below `node` as a tree of its own, each node's children in their order, the
+// root's pruned to the moves `legal` (those not in it are dropped with their subtrees).
+std::shared_ptr<Tree> detach(const Tree& from, int node, const std::vector<int>& legal) {
+    auto to = std::make_shared<Tree>(from.nodes.size());
+    std::vector<std::pair<int, int>> todo{{node, 0}};  // (node in `from`, its copy in `to`)
+    while (!todo.empty()) {
+        auto [old, copy] = todo.back();
+        todo.pop_back();
+        const Node& o = from.nodes[old];
+        for (int e = o.block; e < o.block + o.count; e++) {
+            const Edge& edge = from.edges[e];
+            if (old == node && std::find(legal.begin(), legal.end(), edge.move) == legal.end())
+                continue;
+            int id = to->add(copy, edge.move, from.nodes[edge.node].seat, o.cap);
+            const Node& c = to->nodes[copy];
+            Edge& kept = to->edges[c.block + c.count - 1];
+            kept.visits = edge.visits;
+            kept.avail = edge.avail;
+            kept.reward = edge.reward;
+            todo.push_back({edge.node, id});
+        }
+    }
+    if (to->nodes[0].count == 0) return nullptr;
+    return to;
+}
+
+// MCTSAgent._remember then _kept: the root's child for `move` (the move chosen), followed
+// from `after` (a sample of the position after it) through the opponent's moves to the node
+// whose position is `key`'s in public, detached and pruned to `legal`; None when there is
+// none, or when nothing legal now is below it.
+std::shared_ptr<Tree> keep(const Tree& tree, int move, const State& after, const State& key,
+                           const std::vector<int>& legal) {
+    const Node& root = tree.nodes[0];
+    for (int e = root.block; e < root.block + root.count; e++) {
+        if (tree.edges[e].move != move) continue;
+        int child = tree.edges[e].node;
+        int found = find_subtree(tree, child, after, key, tree.nodes[child].seat, 4);
+        if (found < 0) return nullptr;
+        return detach(tree, found, legal);
+    }
+    return nullptr;
+}
+
+// The visits of the root's children: what a kept tree's choice stands on ("reused").
+long root_visits(const Tree& tree) {
+    const Node& root = tree.nodes[0];
+    long total = 0;
+    for (int e = root.block; e < root.block + root.count; e++) total += tree.edges[e].visits;
+    return total;
 }
 
 // The analyser's search below its root (duel/analysis/search.py, _sweep): one subtree per
@@ -404,7 +516,15 @@ private:
 
 void bind_search(py::module_& m) {
     bind_guided(m);
-    m.def("search", &search, "MCTSAgent.search from a fresh root (duel/native/search.cpp)");
+    py::class_<Tree, std::shared_ptr<Tree>>(m, "Tree", "a search's tree, kept for reuse")
+        .def("root_visits", &root_visits)
+        .def("size", [](const Tree& t) { return t.nodes.size(); });
+    m.def("search", &search, "MCTSAgent.search (duel/native/search.cpp)", py::arg("kept").none(true),
+          py::arg("tmpl"), py::arg("hidden"), py::arg("pools"), py::arg("guild_pool"),
+          py::arg("box_pool"), py::arg("wonder_pool"), py::arg("words"), py::arg("iterations"),
+          py::arg("seconds"), py::arg("c"), py::arg("policy"), py::arg("bias"),
+          py::arg("margin"), py::arg("epsilon"));
+    m.def("keep", &keep, "MCTSAgent._kept: the subtree for the next decision, or None");
     py::class_<Sweeper>(m, "Sweeper", "the analyser's search below its root (search.cpp)")
         .def(py::init<const State&, std::vector<std::pair<int, bool>>,
                       std::vector<std::vector<int>>, std::vector<int>, std::vector<int>,

@@ -1,7 +1,7 @@
 """MCTS tree reuse: the subtree kept between a seat's decisions is the one of the moves really
 played since, found from the views alone; seeded games stay reproducible; reuse=0 turns it off.
-The Python search's (native=0): the native one keeps no tree (docs/native.md, and
-tests/agents/test_native_mcts.py)."""
+The Python search's (native=0); the native search keeps the same trees
+(tests/agents/test_native_mcts.py)."""
 
 from __future__ import annotations
 

@@ -62,25 +62,42 @@ def test_the_agent_chooses_the_same_move_with_the_same_statistics() -> None:
         assert a.details.get("top") == b.details.get("top")
 
 
-def _game(agents: tuple[MCTSAgent, MCTSAgent], seed: int, plies: int) -> list[str]:
+def _game(agents: tuple[MCTSAgent, MCTSAgent], seed: int, plies: int
+          ) -> list[tuple[str, dict[str, object]]]:
+    """The moves of a game between `agents`, each with its details but the wall time."""
     from duel.match import decide
 
     state = new_game(seed)
     rngs = (random.Random(seed), random.Random(seed + 1))
     moves = []
     while not state.is_terminal() and len(moves) < plies:
-        move, _, _ = decide(agents[state.current], state, rngs[state.current])
+        move, details, _ = decide(agents[state.current], state, rngs[state.current])
         state = state.apply(move)
-        moves.append(str(move))
+        moves.append((str(move), {k: v for k, v in details.items() if k != "seconds"}))
     return moves
 
 
-def test_the_native_search_keeps_no_tree() -> None:
-    """The documented difference (docs/native.md): a native agent plays as the Python search
-    with reuse=0 would, decision after decision."""
-    for seed in range(2):
-        native = (MCTSAgent(iterations=60, seed=seed, native=1),
-                  MCTSAgent(iterations=60, seed=seed + 9, native=1))
-        python = (MCTSAgent(iterations=60, seed=seed, native=0, reuse=0),
-                  MCTSAgent(iterations=60, seed=seed + 9, native=0, reuse=0))
-        assert _game(native, seed, 30) == _game(python, seed, 30)
+@pytest.mark.parametrize("seed", range(3))
+def test_the_native_search_keeps_the_python_searchs_tree(seed: int) -> None:
+    """Tree reuse natively (search.cpp's keep): a seeded game of two native agents is the game
+    of two Python ones, move by move and detail by detail, subtrees kept included (most
+    decisions keep one), through every Age to the end."""
+    native = (MCTSAgent(iterations=60, seed=seed, native=1),
+              MCTSAgent(iterations=60, seed=seed + 9, native=1))
+    python = (MCTSAgent(iterations=60, seed=seed, native=0),
+              MCTSAgent(iterations=60, seed=seed + 9, native=0))
+    played = _game(native, seed, 200)
+    assert played == _game(python, seed, 200)
+    searched = [d for _, d in played if d.get("top")]
+    assert sum("reused" in d for d in searched) > len(searched) // 2
+
+
+def test_reuse_0_keeps_no_native_tree() -> None:
+    """reuse=0 natively: every search from a fresh root, as the Python search's reuse=0."""
+    native = (MCTSAgent(iterations=60, seed=1, native=1, reuse=0),
+              MCTSAgent(iterations=60, seed=10, native=1, reuse=0))
+    python = (MCTSAgent(iterations=60, seed=1, native=0, reuse=0),
+              MCTSAgent(iterations=60, seed=10, native=0, reuse=0))
+    played = _game(native, 1, 40)
+    assert played == _game(python, 1, 40)
+    assert not any("reused" in d for _, d in played)
