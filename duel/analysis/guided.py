@@ -2,7 +2,8 @@
 tree (PUCT with the network's priors, its value at the leaves, capped chance nodes) instead of
 UCT with rollouts. The root stays the analyser's own sequential halving over every legal move
 (duel.analysis.search), so each move's value is still the mean of the simulations that began
-with it, from the deciding seat's side, and the move played is never dropped.
+with it, from the deciding seat's side, and the move played is never dropped. The simulations
+run in the native core when it is built (`native_guided`), with the same figures.
 """
 
 from __future__ import annotations
@@ -51,6 +52,26 @@ def guided_sweep(info: InfoSet, moves: list[Move], stats: dict[Move, Any], setti
         return len(alive)
 
     return sweep
+
+
+def native_guided(info: InfoSet, moves: list[Move], settings: Any, rng: random.Random) -> Any:
+    """`guided_sweep`'s subtrees in the native core (duel/native/guided.h, a GuidedSearch):
+    the root expanded here as there, the simulations below its moves in C++ with the network
+    called back in Python, so every figure is guided_sweep's, bit for bit. Reads `rng` from
+    now on; its `finish(rng)` hands it back where the Python sweeps would have left it."""
+    from duel.agents.guided.agent import _evaluator, feature_layout
+    from duel.native import GuidedSearch
+
+    guide = load_guide(settings.guide)
+    base = public_sample(info)
+    root = GNode(None, base.current, 1.0)
+    value = expand(root, base, moves, guide)
+    assert root.children is not None
+    priors = [child.prior for child in root.children]
+    tree = GuidedSearch(info, moves, priors, value, C, FPU, CAP, 0.0, 0.3, _evaluator(guide),
+                        feature_layout())
+    tree.start(rng)
+    return tree
 
 
 def model_id(name: str) -> str:

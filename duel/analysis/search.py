@@ -29,7 +29,9 @@ the two-seed stability measurement of `duel bench analyse` checks).
 The native core (docs/native.md): when it is built, the sweeps below the root run in C++
 (duel.native.Sweeper: the same subtrees, MAST table and generator draws as `_sweep`), about ten
 times faster; the halving and every figure stay here, computed from the sums it hands back, so
-the values are the Python search's bit for bit. ``Settings(native=False)`` or ``DUEL_PURE=1``
+the values are the Python search's bit for bit. With a guide (``--guide``) the guided subtrees
+run there too (duel.native.GuidedSearch, the network called back in Python), with the same
+figures as duel.analysis.guided's Python sweeps. ``Settings(native=False)`` or ``DUEL_PURE=1``
 runs the Python sweeps.
 
 Seeded: the same view, moves, played move, seed and iteration budget give the same values in any
@@ -80,8 +82,8 @@ class Settings:
     # PUCT with its priors and its value at the leaves instead of UCT with rollouts. "" for
     # rollouts.
     guide: str = ""
-    # The rollouts' search in the native core when it is built (docs/native.md; DUEL_PURE=1
-    # turns it off everywhere). Not in the sidecar: at an iteration budget both searches give
+    # The search (the rollouts', or the guide's) in the native core when it is built
+    # (docs/native.md; DUEL_PURE=1 turns it off everywhere). Not in the sidecar: at an iteration budget both searches give
     # the same figures, bit for bit (tests/analysis/test_analysis_native.py), so a sidecar made
     # by either is the other's too. False: the Python search, to compare.
     native: bool = True
@@ -197,7 +199,15 @@ def evaluate(view: dict[str, Any], legal: Sequence[Move], keep: Move | None,
     stats: dict[Move, _Stats] = {}
     run: _Run
     sweeper = None
-    if settings.guide:
+    if settings.guide and settings.native and _native_available():
+        from duel.analysis.guided import native_guided
+
+        # The guided subtrees in C++ (the network called back here): the same figures.
+        for move in moves:
+            stats[move] = _Stats(None)
+        sweeper = native_guided(info, moves, settings, rng)
+        run = _native_guided_run(sweeper, moves, stats)
+    elif settings.guide:
         from duel.analysis.guided import guided_sweep
 
         run = _repeat(guided_sweep(info, moves, stats, settings, _Stats))
@@ -272,6 +282,21 @@ def _native_run(sweeper: Any, moves: list[Move], stats: dict[Move, _Stats]) -> _
         seconds = max(1e-9, deadline - time.perf_counter()) if deadline else 0.0
         done: int = sweeper.sweep(alive, count, seconds)
         for move, (visits, total, squares) in zip(moves, sweeper.stats(), strict=True):
+            s = stats[move]
+            s.visits, s.total, s.squares = visits, total, squares
+        return done
+
+    return run
+
+
+def _native_guided_run(tree: Any, moves: list[Move], stats: dict[Move, _Stats]) -> _Run:
+    """`_native_run` for the guided subtrees (duel.native.GuidedSearch's sweep and results)."""
+    index = {move: i for i, move in enumerate(moves)}
+
+    def run(alive: list[Move], rng: random.Random, count: int, deadline: float) -> int:
+        seconds = max(1e-9, deadline - time.perf_counter()) if deadline else 0.0
+        done = tree.sweep([index[m] for m in alive], count, seconds, bool(deadline))
+        for move, (visits, total, squares) in zip(moves, tree.results(), strict=True):
             s = stats[move]
             s.visits, s.total, s.squares = visits, total, squares
         return done

@@ -322,6 +322,12 @@ class GuidedSearch:
         visits, value, children = self._native.stats()
         return int(visits), float(value), [(int(n), float(v)) for n, v in children]
 
+    def results(self) -> list[tuple[int, float, float]]:
+        """Each root move's (simulations swept below it, sum of their results, sum of their
+        squares), the results from the root mover's side, in `moves`' order: the analyser's
+        figures (duel.analysis.guided)."""
+        return [(int(v), float(t), float(q)) for v, t, q in self._native.results()]
+
     def use_net(self, net: Net) -> None:
         """Evaluate with `net` in C++ from now on instead of the callback (native=2)."""
         self._native.use_net(net.native)

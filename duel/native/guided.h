@@ -466,10 +466,18 @@ public:
             if (i < 0 || i >= nodes_[0].n) throw std::out_of_range("no such root move");
         auto deadline = after(seconds);
         long done = 0;
+        if (results_.empty()) results_.assign(nodes_[0].n, Result{});
+        int seat = info_.tmpl.current;
         for (long k = 0; timed || k < count; k++) {
             for (int i : alive) {
                 sample(info_, rng_, state_);
-                simulate(state_, 1 + i);
+                double value0 = simulate(state_, 1 + i);
+                // The analyser's _Stats.add, in the same order of operations (its --guide).
+                double result = seat == 0 ? value0 : 1.0 - value0;
+                Result& r = results_[i];
+                r.visits += 1;
+                r.total += result;
+                r.squares += result * result;
                 done++;
             }
             if (timed && std::chrono::steady_clock::now() >= deadline) break;
@@ -484,6 +492,17 @@ public:
         for (int i = r.first; i < r.first + r.n; i++)
             kids.append(py::make_tuple(nodes_[i].visits, nodes_[i].value));
         return py::make_tuple(r.visits, r.value, kids);
+    }
+
+    // Each root move's (simulations swept below it, sum of their results, sum of squares),
+    // the results from the root mover's side: the analyser's figures (duel/analysis/guided.py).
+    py::list results() const {
+        py::list out;
+        for (int i = 0; i < nodes_[0].n; i++) {
+            Result r = i < (int)results_.size() ? results_[i] : Result{};
+            out.append(py::make_tuple(r.visits, r.total, r.squares));
+        }
+        return out;
     }
 
     // For the tests: the features and policy slots the tree hands the network for a state.
@@ -642,6 +661,8 @@ private:
     std::vector<std::vector<Outcome>> outs_;
     std::vector<State> snaps_;
     std::vector<int> path_, slots_;
+    struct Result { long visits = 0; double total = 0.0, squares = 0.0; };
+    std::vector<Result> results_;  // per root move, filled by sweep()
     std::vector<int8_t> key_;
     Features feats_;
     State state_, redealt_, roll_;
@@ -672,6 +693,7 @@ static void bind_guided(py::module_& m) {
         .def("words", &GuidedSearch::words)
         .def("run", &GuidedSearch::run)
         .def("sweep", &GuidedSearch::sweep)
+        .def("results", &GuidedSearch::results)
         .def("stats", &GuidedSearch::stats)
         .def("features", &GuidedSearch::features);
 }

@@ -2,7 +2,8 @@
 view, moves, seed and iteration budget, every move's value, standard error, visits and rounds
 are those of the Python search, bit for bit, and the generator is left in the same place; a
 whole transcript's analysis is the same; hidden cards change nothing on the native path either
-(twin games). Skipped where the native core is not built."""
+(twin games). With a guide (--guide), the guided subtrees in C++ (guided.h's GuidedSearch) give
+duel.analysis.guided's figures too. Skipped where the native core is not built."""
 
 from __future__ import annotations
 
@@ -47,6 +48,39 @@ def native_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(duel.native.Sweeper, "sweep", sweep)
     return calls
+
+
+@pytest.mark.parametrize("budget", [{"iterations": 120}, {"iterations": 400}])
+def test_the_guided_analysis_agrees(budget: dict[str, Any],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """--guide natively: every move's value, standard error, visits and rounds, and the
+    generator after, are the Python guided sweeps', bit for bit."""
+    import duel.native
+
+    calls: list[int] = []
+    real = duel.native.GuidedSearch.sweep
+
+    def sweep(self: Any, alive: list[int], count: int, seconds: float, timed: bool) -> int:
+        calls.append(len(alive))
+        return real(self, alive, count, seconds, timed)
+
+    monkeypatch.setattr(duel.native.GuidedSearch, "sweep", sweep)
+    for seed in range(8):
+        state = sample_position(seed + 40)
+        native = _evaluate(state, Settings(**budget, guide="default"), seed, keep=seed % 3 - 1)
+        assert calls, "the native guided sweeps did not run"
+        calls.clear()
+        python = _evaluate(state, Settings(**budget, guide="default", native=False), seed,
+                           keep=seed % 3 - 1)
+        assert not calls
+        assert native == python, seed
+
+
+def test_a_guided_time_budget_runs_natively() -> None:
+    state = sample_position(3)
+    values, done, _ = _evaluate(state, Settings(time=0.2, guide="default"), 0)
+    assert done > 0 and len(values) == len(state.legal_moves())
+    assert sum(v.visits for v in values) == done
 
 
 @pytest.mark.parametrize("rollout", ["mast", "uniform", "heuristic"])
