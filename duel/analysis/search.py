@@ -83,9 +83,10 @@ class Settings:
     # rollouts.
     guide: str = ""
     # The search (the rollouts', or the guide's) in the native core when it is built
-    # (docs/native.md; DUEL_PURE=1 turns it off everywhere). Not in the sidecar: at an iteration budget both searches give
-    # the same figures, bit for bit (tests/analysis/test_analysis_native.py), so a sidecar made
-    # by either is the other's too. False: the Python search, to compare.
+    # (docs/native.md; DUEL_PURE=1 turns it off everywhere). Not in the sidecar: at an
+    # iteration budget both searches give the same figures, bit for bit
+    # (tests/analysis/test_analysis_native.py), so a sidecar made by either is the other's too.
+    # False: the Python search, to compare.
     native: bool = True
 
     def __post_init__(self) -> None:
@@ -295,7 +296,7 @@ def _native_guided_run(tree: Any, moves: list[Move], stats: dict[Move, _Stats]) 
 
     def run(alive: list[Move], rng: random.Random, count: int, deadline: float) -> int:
         seconds = max(1e-9, deadline - time.perf_counter()) if deadline else 0.0
-        done = tree.sweep([index[m] for m in alive], count, seconds, bool(deadline))
+        done: int = tree.sweep([index[m] for m in alive], count, seconds, bool(deadline))
         for move, (visits, total, squares) in zip(moves, tree.results(), strict=True):
             s = stats[move]
             s.visits, s.total, s.squares = visits, total, squares
