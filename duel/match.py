@@ -12,6 +12,7 @@ from typing import Any
 from duel.agents.account import SeatAccount
 from duel.agents.base import Agent, Decision
 from duel.agents.observe import inform
+from duel.agents.search_time import SearchTime
 from duel.agents.spec import make_agent
 from duel.engine import (
     SEATS,
@@ -49,9 +50,13 @@ class MatchResult:
 
         totals = {str(s.player): llm_totals(r.details for r in self.records if r.seat is s)
                   for s in SEATS}
+        search = {str(s.player): SearchTime.of_records((r.seconds, r.details)
+                                                       for r in self.records if r.seat is s)
+                  for s in SEATS}
+        searched = {player: t for player, t in search.items() if t.moves}
         return GameSummary(self.seed, self.specs, self.result, len(self.records),
                            round(self.seconds, 3), totals if any(totals.values()) else None,
-                           self.accounts())
+                           self.accounts(), searched or None)
 
     def accounts(self) -> dict[str, SeatAccount]:
         """Whose moves each seat's were (duel.agents.account), by player "1", "2"."""

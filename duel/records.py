@@ -15,6 +15,7 @@ from typing import Any
 
 from duel.accounting.totals import checked_totals
 from duel.agents.account import SeatAccount, accounts_json, checked_accounts
+from duel.agents.search_time import SearchTime, checked_search_times, search_times_json
 from duel.engine import GameState, Move, Perspective, Result, Seat
 from duel.errors import DuelError, InvalidStateError
 
@@ -84,6 +85,9 @@ class GameSummary:
     totals: dict[str, Any] | None = None  # each seat's LLM totals by player ("1", "2"), if any
     # whose moves each seat's were, by player ("1", "2"); None: a line written before accounts
     accounts: dict[str, SeatAccount] | None = None
+    # each seat's searched moves' times and iterations, by player; None: no seat searched (or a
+    # line written before they were counted)
+    search: dict[str, SearchTime] | None = None
 
     def points(self, seat: Seat) -> float:
         return self.result.points(seat)
@@ -91,10 +95,15 @@ class GameSummary:
     def account(self, seat: Seat) -> SeatAccount | None:
         return None if self.accounts is None else self.accounts[str(seat.player)]
 
+    def search_time(self, seat: Seat) -> SearchTime | None:
+        return None if self.search is None else self.search.get(str(seat.player))
+
     def to_json(self) -> dict[str, Any]:
         """``{"seed", "player1", "player2", "winner", "victory", "scores": [total1, total2],
         "moves", "seconds"}``: the tournament file's line; games with an LLM seat add
-        ``"totals"``, each seat's LLM totals as the transcript's result line has them."""
+        ``"totals"``, each seat's LLM totals as the transcript's result line has them, and
+        games with a searching seat ``"search"``, its searched moves' times
+        (duel.agents.search_time)."""
         r = self.result
         line: dict[str, Any] = {
             "seed": self.seed, "player1": self.specs[0], "player2": self.specs[1],
@@ -105,6 +114,8 @@ class GameSummary:
             line["accounts"] = accounts_json(self.accounts)
         if self.totals:
             line["totals"] = self.totals
+        if self.search:
+            line["search"] = search_times_json(self.search)
         return line
 
     @staticmethod
@@ -135,7 +146,8 @@ class GameSummary:
             raise InvalidStateError("game record fields seed, moves and seconds must be numbers")
         return GameSummary(seed, specs, result, moves, float(seconds),
                            checked_totals(obj.get("totals")),
-                           checked_accounts(obj.get("accounts")))
+                           checked_accounts(obj.get("accounts")),
+                           checked_search_times(obj.get("search")))
 
 
 def read_games(path: Path) -> list[GameSummary]:

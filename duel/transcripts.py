@@ -457,15 +457,28 @@ def verified_result(t: Transcript) -> Result:
     return expected_result(t, final)
 
 
+def _seconds(move: dict[str, Any]) -> float:
+    """A move line's decision time (0 where a hand-written line has none, or not a number)."""
+    value = move.get("seconds")
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else 0.0
+
+
 def verified_summary(t: Transcript) -> GameSummary:
     """A finished transcript as a game summary, after :func:`verified_result`."""
     from duel.agents.account import SeatAccount
+    from duel.agents.search_time import SearchTime
 
     players = t.header["players"]
     seed = t.header.get("seed")
     accounts = {str(s): SeatAccount.of_decisions(m.get("details") or {} for m in t.moves
                                                  if m.get("player") == s) for s in (1, 2)}
+    search = {str(s): SearchTime.of_records((_seconds(m), m.get("details") or {})
+                                            for m in t.moves if m.get("player") == s)
+              for s in (1, 2)}
+    searched = {player: time for player, time in search.items() if time.moves}
     return GameSummary(seed if type(seed) is int else None,
                        (str(players["1"]["spec"]), str(players["2"]["spec"])),
                        verified_result(t), len(t.moves),
-                       float(t.footer["seconds"]) if t.footer else 0.0, accounts=accounts)
+                       float(t.footer["seconds"]) if t.footer else 0.0, accounts=accounts,
+                       search=searched or None)

@@ -11,6 +11,7 @@ from typing import Any
 from duel.accounting.totals import combine, summary_line
 from duel.agents.account import SeatAccount
 from duel.agents.llm.transport.limits import LimitSpec
+from duel.agents.search_time import SearchTime
 from duel.agents.spec import make_agent
 from duel.engine import Seat
 from duel.match import play_match
@@ -147,6 +148,11 @@ class Standings:
             lines.append(f"  {name}'s moves: " + (account.line() if account is not None else
                                                    "not counted (games recorded before "
                                                    "accounts)"))
+        for name, a_side in ((a_name, True), (b_name, False)):  # the searching sides' time
+            searched = SearchTime.combine(g.search_time(seat if a_side else seat.other)
+                                          for g, seat in pairs)
+            if searched.moves:
+                lines.append(f"  {name}'s searches: {searched.line()}")
         for name, a_side in ((a_name, True), (b_name, False)):  # LLM sides: cost, reasoning
             per_game = [g.totals.get(str((seat if a_side else seat.other).player))
                         for g, seat in pairs if g.totals]
