@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.game_lines import without_clocks
 
 from duel.cli import main
 
@@ -19,8 +20,7 @@ PAIRINGS = ("player-5", "player-10", "5-10")
 
 
 def without_time(folder: Path) -> list[str]:
-    return sorted(json.dumps({k: v for k, v in json.loads(line).items() if k != "seconds"},
-                             sort_keys=True)
+    return sorted(json.dumps(without_clocks(json.loads(line)), sort_keys=True)
                   for line in (folder / "games.jsonl").read_text().splitlines())
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.game_lines import without_clocks
 
 from duel.cli import main
 from duel.errors import UsageError
@@ -36,8 +37,7 @@ def lines(out: Path) -> list[dict[str, Any]]:
 
 def without_time(games: list[dict[str, Any]]) -> list[str]:
     """The games as comparable text, in a fixed order, without their wall time."""
-    return sorted(json.dumps({k: v for k, v in g.items() if k != "seconds"}, sort_keys=True)
-                  for g in games)
+    return sorted(json.dumps(without_clocks(g), sort_keys=True) for g in games)
 
 
 def keys(games: list[dict[str, Any]]) -> Counter[tuple[int, str, str]]:
