@@ -2,8 +2,8 @@
 view, moves, seed and iteration budget, every move's value, standard error, visits and rounds
 are those of the Python search, bit for bit, and the generator is left in the same place; a
 whole transcript's analysis is the same; hidden cards change nothing on the native path either
-(twin games). With a guide (--guide), the guided subtrees in C++ (guided.h's GuidedSearch) give
-duel.analysis.guided's figures too. Skipped where the native core is not built."""
+(twin games), with a guide too. With a guide (--guide), the guided subtrees in C++ (guided.h's
+GuidedSearch) give duel.analysis.guided's figures too. Skipped where the native core is not built."""
 
 from __future__ import annotations
 
@@ -50,11 +50,9 @@ def native_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
-@pytest.mark.parametrize("budget", [{"iterations": 120}, {"iterations": 400}])
-def test_the_guided_analysis_agrees(budget: dict[str, Any],
-                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """--guide natively: every move's value, standard error, visits and rounds, and the
-    generator after, are the Python guided sweeps', bit for bit."""
+@pytest.fixture
+def guided_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the native guided sweeps (--guide), so that a test knows which search ran."""
     import duel.native
 
     calls: list[int] = []
@@ -65,6 +63,14 @@ def test_the_guided_analysis_agrees(budget: dict[str, Any],
         return real(self, alive, count, seconds, timed)
 
     monkeypatch.setattr(duel.native.GuidedSearch, "sweep", sweep)
+    return calls
+
+
+@pytest.mark.parametrize("budget", [{"iterations": 120}, {"iterations": 400}])
+def test_the_guided_analysis_agrees(budget: dict[str, Any], guided_calls: list[int]) -> None:
+    """--guide natively: every move's value, standard error, visits and rounds, and the
+    generator after, are the Python guided sweeps', bit for bit."""
+    calls = guided_calls
     for seed in range(8):
         state = sample_position(seed + 40)
         native = _evaluate(state, Settings(**budget, guide="default"), seed, keep=seed % 3 - 1)
@@ -136,11 +142,14 @@ def test_a_transcript_is_analysed_the_same_by_both(tmp_path: Path) -> None:
     assert one == two
 
 
-def test_hidden_cards_do_not_change_the_native_analysis(tmp_path: Path,
-                                                        native_calls: list[int]) -> None:
+@pytest.mark.parametrize("guide", ["", "default"], ids=["rollouts", "guide"])
+def test_hidden_cards_do_not_change_the_native_analysis(tmp_path: Path, guide: str,
+                                                        native_calls: list[int],
+                                                        guided_calls: list[int]) -> None:
     """Twin games (as tests/analysis/test_analysis_game.py's): the deals differ only in a card
     of Age III's deck; every decision before it shows is analysed identically by the native
-    search, though the true states differ."""
+    search (its rollouts, or with --guide its guided subtrees in C++), though the true states
+    differ."""
     deal = new_game(8).deal
     a_path = record_game(tmp_path / "a.jsonl", "rule", "mcts:iterations=30", seed=8, deal=deal,
                          code="TWIN")
@@ -155,10 +164,11 @@ def test_hidden_cards_do_not_change_the_native_analysis(tmp_path: Path,
     first_differing_ply = same + 1
     assert first_differing_ply > 40
     native_calls.clear()
-    settings = Settings(iterations=60)
+    settings = Settings(iterations=60, guide=guide)
     a = analyse_transcript(a_path, (1, 2), settings, jobs=1)
     b = analyse_transcript(b_path, (1, 2), settings, jobs=1)
-    assert native_calls
+    ran, other = (guided_calls, native_calls) if guide else (native_calls, guided_calls)
+    assert ran and not other, "the native search asked for did not run"
     before = [d.to_json() for d in a.decisions if d.ply < first_differing_ply]
     assert len(before) > 30
     assert before == [d.to_json() for d in b.decisions if d.ply < first_differing_ply]
