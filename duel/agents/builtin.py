@@ -22,8 +22,9 @@ MCTS_PARAMS = {
     "build_bias": Param(float, 0.75, "heuristic rollouts: chance to redraw a discard"),
     "margin": Param(float, 0.0, "weight of the score margin in the reward (0-1)"),
     "seed": Param(int, -1, "seed of the agent's own generator (-1: the match's)"),
-    "reuse": Param(int, 1, "1: keep the subtree of the moves played since the last search "
-                           "(single process); 0: a new tree each move"),
+    "reuse": Param(int, 0, "1: keep the subtree of the moves played since the last search "
+                           "(single process; the guide's default); 0: a new tree each move "
+                           "(the plain search's default: it played better, docs/native.md)"),
     "workers": Param(int, 1, "root parallelism: processes, each growing a tree with the full "
                              "budget; visits summed"),
     "native": Param(int, 1, "1: search in the native core when it is built (docs/native.md; "

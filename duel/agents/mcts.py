@@ -13,9 +13,12 @@ of the best mean, or with probability ``epsilon`` (0.3) a random one. At 0.2 s p
 the previous rollouts ("heuristic": random, most discards redrawn) in 39 of 60 seat-swapped
 games (65.0%, 95% CI 52.4-75.8%), at no cost in iterations per second.
 
-Tree reuse (``reuse=1``, the default): the subtree below the move chosen and the moves the
-opponent made since is kept as the next search's root, its statistics counting towards the
-budget's choice. The agent sees views, not the moves between them, so it finds that subtree by
+Tree reuse (``reuse=1``; off by default since 2026-12-07): the subtree below the move chosen and
+the moves the opponent made since is kept as the next search's root, its statistics counting
+towards the budget's choice. Off because it lost: head to head against ``reuse=0``, reuse won 42
+of 100 seat-swapped games at 20,000 iterations a move (about the Python search's second) and 23
+of 56 at 1 s natively (about 170,000), together 65 of 156, 41.7% (95% CI 34.2-49.5%); the kept
+statistics were gathered before the cards revealed since were known (docs/native.md). The agent sees views, not the moves between them, so it finds that subtree by
 playing the tree's opponent moves from a sample of the previous view until the public facts match
 the new view's (`public_key`); when none matches (a new Age's cards, a view from elsewhere) it
 starts afresh; the kept root is pruned to the moves legal now. Against rule at 0.5 s per move a
@@ -253,7 +256,7 @@ class MCTSAgent:
     def __init__(self, iterations: int = 0, time: float = 0.0, c: float = 0.7,
                  rollout: str = "mast", build_bias: float = 0.75, margin: float = 0.0,
                  epsilon: float = 0.3,
-                 seed: int = -1, workers: int = 1, reuse: int = 1, native: int = 1) -> None:
+                 seed: int = -1, workers: int = 1, reuse: int = 0, native: int = 1) -> None:
         if iterations < 0:
             raise SpecError(f"iterations must be >= 0, got {iterations}")
         if not (time >= 0 and math.isfinite(time)):

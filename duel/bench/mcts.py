@@ -71,11 +71,11 @@ def reuse_figures(games: list[list[tuple[int, int]]]) -> dict[str, Any]:
 
 
 def bench_reuse(games: int, seconds: float, seed: int) -> dict[str, Any]:
-    """`duel bench reuse`: `mcts:time=SECONDS` against rule (seats alternating); how much of each
-    search's tree was kept from the seat's previous one."""
+    """`duel bench reuse`: `mcts:time=SECONDS,reuse=1` against rule (seats alternating); how much
+    of each search's tree was kept from the seat's previous one (reuse is off by default)."""
     from duel.match import play_match
 
-    spec = f"mcts:time={seconds:g}"
+    spec = f"mcts:time={seconds:g},reuse=1"
     per_game = []
     for i in range(games):
         mine = i % 2

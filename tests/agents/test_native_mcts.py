@@ -82,10 +82,10 @@ def test_the_native_search_keeps_the_python_searchs_tree(seed: int) -> None:
     """Tree reuse natively (search.cpp's keep): a seeded game of two native agents is the game
     of two Python ones, move by move and detail by detail, subtrees kept included (most
     decisions keep one), through every Age to the end."""
-    native = (MCTSAgent(iterations=60, seed=seed, native=1),
-              MCTSAgent(iterations=60, seed=seed + 9, native=1))
-    python = (MCTSAgent(iterations=60, seed=seed, native=0),
-              MCTSAgent(iterations=60, seed=seed + 9, native=0))
+    native = (MCTSAgent(iterations=60, seed=seed, native=1, reuse=1),
+              MCTSAgent(iterations=60, seed=seed + 9, native=1, reuse=1))
+    python = (MCTSAgent(iterations=60, seed=seed, native=0, reuse=1),
+              MCTSAgent(iterations=60, seed=seed + 9, native=0, reuse=1))
     played = _game(native, seed, 200)
     assert played == _game(python, seed, 200)
     searched = [d for _, d in played if d.get("top")]

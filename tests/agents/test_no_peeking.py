@@ -115,11 +115,11 @@ def comparable(details: dict) -> dict:
     return {k: v for k, v in details.items() if k != "seconds"}  # wall time
 
 
-@pytest.mark.parametrize("spec", ["random", "rule", "mcts:iterations=12",
-                                  "mcts:iterations=12,rollout=uniform,c=1.2",
+@pytest.mark.parametrize("spec", ["random", "rule", "mcts:iterations=12,reuse=1",
+                                  "mcts:iterations=12,rollout=uniform,c=1.2,reuse=1",
                                   # The Python search beside the native one (both keep
-                                  # their trees).
-                                  "mcts:iterations=12,native=0",
+                                  # their trees when asked to).
+                                  "mcts:iterations=12,native=0,reuse=1",
                                   "mcts:guide=default,iterations=24",
                                   "mcts:guide=default,iterations=16,root=puct,cap=2,mix=0.3",
                                   # The Python guided tree (its reuse) beside the native one.
