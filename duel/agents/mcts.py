@@ -18,15 +18,15 @@ the moves the opponent made since is kept as the next search's root, its statist
 towards the budget's choice. Off because it lost: head to head against ``reuse=0``, reuse won 42
 of 100 seat-swapped games at 20,000 iterations a move (about the Python search's second) and 23
 of 56 at 1 s natively (about 170,000), together 65 of 156, 41.7% (95% CI 34.2-49.5%); the kept
-statistics were gathered before the cards revealed since were known (docs/native.md). The agent sees views, not the moves between them, so it finds that subtree by
-playing the tree's opponent moves from a sample of the previous view until the public facts match
-the new view's (`public_key`); when none matches (a new Age's cards, a view from elsewhere) it
-starts afresh; the kept root is pruned to the moves legal now. Against rule at 0.5 s per move a
-subtree was kept at 75% of the searched decisions, 14.6% of a root's visits on average
-(`duel bench reuse`, 6 games, 214 decisions). A seeded search stays reproducible: the tree kept
-depends only on the views and generator the agent was given. Server seats and `POST
-/agents/move` build an agent per move (the decision depends on the request alone), so they do
-not reuse.
+statistics were gathered before the cards revealed since were known (docs/native.md). The agent
+sees views, not the moves between them, so it finds that subtree by playing the tree's opponent
+moves from a sample of the previous view until the public facts match the new view's
+(`public_key`); when none matches (a new Age's cards, a view from elsewhere) it starts afresh;
+the kept root is pruned to the moves legal now. Against rule at 0.5 s per move a subtree was
+kept at 75% of the searched decisions, 14.6% of a root's visits on average (`duel bench reuse`,
+6 games, 214 decisions). A seeded search stays reproducible: the tree kept depends only on the
+views and generator the agent was given. Server seats and `POST /agents/move` build an agent per
+move (the decision depends on the request alone), so they do not reuse.
 
 The native core (``native=1``, the default when it is built; docs/native.md): the same search
 in C++, growing the same tree from the same generator (a seeded search with an iteration

@@ -3,7 +3,8 @@ view, moves, seed and iteration budget, every move's value, standard error, visi
 are those of the Python search, bit for bit, and the generator is left in the same place; a
 whole transcript's analysis is the same; hidden cards change nothing on the native path either
 (twin games), with a guide too. With a guide (--guide), the guided subtrees in C++ (guided.h's
-GuidedSearch) give duel.analysis.guided's figures too. Skipped where the native core is not built."""
+GuidedSearch) give duel.analysis.guided's figures too. Skipped where the native core is not
+built."""
 
 from __future__ import annotations
 

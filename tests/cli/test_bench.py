@@ -71,9 +71,9 @@ def test_bench_server_many_servers_need_postgresql(
 
 def test_bench_reuse_prints_the_share_kept(capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(capsys, "reuse", "--games", "2", "--time", "0.03")
-    assert re.search(r"mcts:time=0.03,reuse=1 against rule, 2 games, \d+ searched decisions: a subtree "
-                     r"kept in \d+% of them; visits kept per decision [\d.]+% of the root's "
-                     r"\(95% CI [\d.]+%-[\d.]+%, bootstrap over games\)", out)
+    assert re.search(r"mcts:time=0.03,reuse=1 against rule, 2 games, \d+ searched decisions: "
+                     r"a subtree kept in \d+% of them; visits kept per decision [\d.]+% of the "
+                     r"root's \(95% CI [\d.]+%-[\d.]+%, bootstrap over games\)", out)
 
 
 def test_reuse_figures_on_known_data() -> None:

@@ -18,11 +18,11 @@ PUCT above (measured in docs/guide.md). A time budget is split into the phases' 
 A seeded search (or the match's generator) with an iteration budget is reproducible.
 
 The native core (``native=1``, the default when it is built; docs/native.md) runs the tree below
-the root in C++ (duel/native/guided.h), the network still in Python through a callback: a
-seeded search with an iteration budget makes the same simulations, the same root statistics and
-the same choice as the Python tree. No tree is kept between decisions on that path (the first
-decision is ``reuse=1``'s, the later ones ``reuse=0``'s; the plain native search keeps its). ``native=0`` or
-``DUEL_PURE=1`` runs the Python tree.
+the root in C++ (duel/native/guided.h), the network still in Python through a callback: a seeded
+search with an iteration budget makes the same simulations, the same root statistics and the
+same choice as the Python tree. No tree is kept between decisions on that path (the first
+decision is ``reuse=1``'s, the later ones ``reuse=0``'s; the plain native search keeps its).
+``native=0`` or ``DUEL_PURE=1`` runs the Python tree.
 """
 
 from __future__ import annotations
