@@ -15,9 +15,9 @@ from duel.engine import InfoSet
 from duel.runs import tournament
 
 LLM = "llm:openai:gpt-4o-mini,base_url={url}/v1,api=chat,backoff=0.01"
-# The Python search (native=0): the figures these tests check were written for its games (the
-# native core's search keeps no tree between moves, so its seeded games are others).
-RUNGS = ("mcts:iterations=4,native=0", "mcts:iterations=40,native=0")
+# The Python search with tree reuse (native=0,reuse=1, the default when they were written): the
+# figures these tests check (the rule agent placed above MCTS-40) are those of its seeded games.
+RUNGS = ("mcts:iterations=4,native=0,reuse=1", "mcts:iterations=40,native=0,reuse=1")
 # (player A, player B, games): a ladder of two rungs, rule and random on it, the LLM against
 # random and rule.
 PAIRINGS = (
