@@ -29,8 +29,9 @@ SOURCES = ("src/game", "src/agents", "src/utils")
 EXTRA = ("src/system/agent.cpp", "src/system/listener.cpp")
 
 
-def build_driver(repo: str, folder: str) -> str:
-    """Compile the driver against the checkout at `repo` into `folder`; the binary's path."""
+def build_driver(repo: str, folder: str, driver: Path = DRIVER) -> str:
+    """Compile `driver` (by default the speed driver) against the checkout at `repo` into
+    `folder`; the binary's path."""
     root = Path(repo)
     if not (root / "src" / "game" / "game_state.h").is_file():
         raise BenchError(f"{repo} is not a checkout of indjev99/7-Wonders-Duel-AI "
@@ -40,9 +41,9 @@ def build_driver(repo: str, folder: str) -> str:
         raise BenchError("the yardstick needs g++ on the PATH")
     sources = [str(p) for d in SOURCES for p in sorted((root / d).glob("*.cpp"))]
     sources += [str(root / p) for p in EXTRA]
-    binary = os.path.join(folder, "indjev99-driver")
+    binary = os.path.join(folder, driver.stem + "-driver")
     command = [compiler, "-std=c++17", "-O3", "-I", str(root / "src"), "-o", binary,
-               str(DRIVER), *sources]
+               str(driver), *sources]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise BenchError(f"the driver did not compile against {repo}:\n{done.stderr[-2000:]}")
