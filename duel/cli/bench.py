@@ -49,6 +49,22 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     q.add_argument("--json", action="store_true", help="one JSON object")
     q.set_defaults(func=yardstick)
 
+    q = add("versus-indjev99", "a duel agent against indjev99's AgentMctsBlindReveals (their "
+            "C++ search, built from a checkout) at equal time, seat-swapped pairs of deals")
+    q.add_argument("--repo", required=True, metavar="PATH",
+                   help="a checkout of github.com/indjev99/7-Wonders-Duel-AI")
+    q.add_argument("--agent", default="mcts:time=1", metavar="SPEC",
+                   help="duel's agent (default mcts:time=1)")
+    q.add_argument("--games", type=integer, default=40,
+                   help="games, each deal twice with seats swapped (default 40)")
+    q.add_argument("--time", type=real, default=1.0,
+                   help="their agent's seconds per move (default 1; give duel's the same)")
+    q.add_argument("--seed", type=seed, default=0, help="the first deal's seed (default 0)")
+    q.add_argument("--out", default=None, metavar="FILE",
+                   help="write each game's record there (JSONL, overwritten)")
+    q.add_argument("--json", action="store_true", help="the summary as one JSON object")
+    q.set_defaults(func=versus_indjev99)
+
     q = add("native-analyser", "the analyser's CPU per decision, native against Python, "
             "alternating rounds")
     q.add_argument("--rounds", type=integer, default=5, help="rounds (default 5)")
@@ -210,6 +226,34 @@ def yardstick(args: argparse.Namespace) -> int:
         ours, theirs = (r[f"{side}_{what}"] for side in ("duel", "their"))
         print(f"{unit}: duel {figure(ours)}, indjev99 {figure(theirs)}; "
               f"{figure(r[what + '_ratio'], 2, 'x')}")
+    return 0
+
+
+def versus_indjev99(args: argparse.Namespace) -> int:
+    from duel.agents.spec import make_agent
+    from duel.bench.yardstick import check_checkout
+    from duel.bench.yardstick.bridge import versus
+
+    header(args)
+    check_checkout(args.repo)  # before the minutes of compiling and playing
+    make_agent(args.agent)  # a bad spec fails now, not after the driver is built
+    if args.out:
+        open(args.out, "w").close()
+    r = versus(args.repo, args.agent, args.games, args.time, args.seed, args.out,
+               echo=lambda line: print(line, flush=True))
+    if args.json:
+        dump(r)
+        return 0
+    lo, hi = r["score_ci"]
+    print(f"{r['spec']} against indjev99's AgentMctsBlindReveals at {r['their_seconds']:g} s a "
+          f"move: {r['games']} games, duel won {r['duel_wins']}, lost {r['their_wins']}, "
+          f"{r['draws']} shared; score {100 * r['score']:.1f}% (95% CI {100 * lo:.1f}-"
+          f"{100 * hi:.1f}%, Wilson)")
+    print(f"seconds per move: duel {r['duel_seconds_per_move']:.3f}, indjev99 "
+          f"{r['their_seconds_per_move']:.3f}; indjev99 {r['their_sims_per_move']:.0f} "
+          "simulations per move")
+    print(f"duel's agent: {r['fallbacks']} fallbacks, {r['forfeits']} forfeits, {r['reasks']} "
+          f"re-asks; {r['flagged_games']} flagged games (a fallback or a resignation)")
     return 0
 
 

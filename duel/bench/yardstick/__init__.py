@@ -29,13 +29,19 @@ SOURCES = ("src/game", "src/agents", "src/utils")
 EXTRA = ("src/system/agent.cpp", "src/system/listener.cpp")
 
 
-def build_driver(repo: str, folder: str, driver: Path = DRIVER) -> str:
-    """Compile `driver` (by default the speed driver) against the checkout at `repo` into
-    `folder`; the binary's path."""
+def check_checkout(repo: str) -> Path:
+    """`repo` as a path; BenchError unless it holds the engine's source."""
     root = Path(repo)
     if not (root / "src" / "game" / "game_state.h").is_file():
         raise BenchError(f"{repo} is not a checkout of indjev99/7-Wonders-Duel-AI "
                          "(no src/game/game_state.h)")
+    return root
+
+
+def build_driver(repo: str, folder: str, driver: Path = DRIVER) -> str:
+    """Compile `driver` (by default the speed driver) against the checkout at `repo` into
+    `folder`; the binary's path."""
+    root = check_checkout(repo)
     compiler = shutil.which("g++")
     if compiler is None:
         raise BenchError("the yardstick needs g++ on the PATH")

@@ -27,9 +27,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final
 
 from duel.errors import BenchError
+
+if TYPE_CHECKING:
+    from duel.agents.base import Agent
+    from duel.engine import GameState, Move, Result
 
 PLAY_DRIVER: Final = Path(__file__).with_name("indjev99_play.cpp")
 
@@ -91,7 +95,7 @@ def their_id(name: str, where: str) -> int:
     return found
 
 
-def move_to_action(view: dict[str, Any], move: Any) -> Action:
+def move_to_action(view: dict[str, Any], move: Move) -> Action:
     """duel's move (true labels) to their action, in the spectator's `view` of the position it
     is played in (which card lies in the move's slot)."""
     kind = str(move.kind)
@@ -122,7 +126,7 @@ def move_to_action(view: dict[str, Any], move: Any) -> Action:
     raise BenchError(f"no action of theirs for {move}")
 
 
-def action_to_move(view: dict[str, Any], action: Action) -> Any:
+def action_to_move(view: dict[str, Any], action: Action) -> Move:
     """Their action to duel's move (true labels), in the spectator's `view` of the position."""
     from duel.engine import Move
 
@@ -357,7 +361,7 @@ class _Driver:
         self.err.close()
 
 
-def play_game(binary: str, agent: Any, seed: int, duel_player: int,
+def play_game(binary: str, agent: Agent, seed: int, duel_player: int,
               seconds: float) -> GameRecord:
     """One game on the deal of `new_game(seed)`: duel's `agent` as player `duel_player`, their
     agent at `seconds` a move as the other. BenchError on the first disagreement."""
@@ -384,9 +388,7 @@ def play_game(binary: str, agent: Any, seed: int, duel_player: int,
             words = driver.read()
             view = seat_view(state)
             where = f"seed {seed}, ply {state.ply}, step {view['step']}"
-
-            def mismatch(what: str, where: str = where) -> BenchError:
-                return BenchError(f"{where}: {what}; duel's state: {json.dumps(view)}")
+            mismatch = _mismatcher(where, view)
 
             if words[0] == "reveal":
                 driver.send(reveal(view, int(words[1]), int(words[2]), sent))
@@ -439,7 +441,8 @@ def play_game(binary: str, agent: Any, seed: int, duel_player: int,
             diff = first_difference(duel_fields(seat_view(state), state.result() is not None),
                                     their_fields(TheirState.parse(" ".join(line))))
             if diff is not None:
-                raise mismatch(f"after {move}: {diff}", f"seed {seed}, ply {state.ply}")
+                raise _mismatcher(f"seed {seed}, ply {state.ply}", seat_view(state))(
+                    f"after {move}: {diff}")
     finally:
         driver.close()
     assert result is not None
@@ -457,7 +460,17 @@ def play_game(binary: str, agent: Any, seed: int, duel_player: int,
     return record
 
 
-def _check_result(result: Any, theirs: int, mismatch: Callable[[str], BenchError]) -> None:
+def _mismatcher(where: str, view: dict[str, Any]) -> Callable[[str], BenchError]:
+    """The error for a disagreement at `where`: the ply, what differs, and duel's state (its
+    spectator view, so the message holds nothing hidden)."""
+
+    def mismatch(what: str) -> BenchError:
+        return BenchError(f"{where}: {what}; duel's state: {json.dumps(view)}")
+
+    return mismatch
+
+
+def _check_result(result: Result, theirs: int, mismatch: Callable[[str], BenchError]) -> None:
     """Their getResult(0) against duel's result: the winner and the kind of victory."""
     winner = None if result.winner is None else result.winner.index
     their_winner = None if theirs == 0 else 0 if theirs > 0 else 1
@@ -515,12 +528,12 @@ def summarise(records: Sequence[GameRecord], spec: str, seconds: float) -> dict[
     }
 
 
-def random_positions(seed: int, count: int) -> list[Any]:
+def random_positions(seed: int, count: int) -> list[GameState]:
     """`count` positions of random games (every step a game reaches), for the round-trip test."""
     from duel.engine import new_game
 
     rng = random.Random(seed)
-    out = []
+    out: list[GameState] = []
     while len(out) < count:
         state = new_game(rng.randrange(1 << 30))
         while state.result() is None and len(out) < count:
