@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final, TypeVar
 
 from duel.errors import BenchError
 
@@ -85,6 +85,7 @@ ARG2_BUILD, ARG2_DISCARD, ARG_NONE = -1, -2, -100
 _VICTORY_OF_RESULT: Final = {1: "civilian", 2: "science", 3: "military", 4: "civilian"}
 
 Action = tuple[int, int, int]
+T = TypeVar("T")
 
 
 def their_id(name: str, where: str) -> int:
@@ -391,7 +392,7 @@ def play_game(binary: str, agent: Agent, seed: int, duel_player: int,
             mismatch = _mismatcher(where, view)
 
             if words[0] == "reveal":
-                driver.send(reveal(view, int(words[1]), int(words[2]), sent))
+                driver.send(_named(mismatch, reveal, view, int(words[1]), int(words[2]), sent))
                 continue
             if words[0] == "end":
                 result = state.result()
@@ -416,14 +417,14 @@ def play_game(binary: str, agent: Agent, seed: int, duel_player: int,
                     record.resigned = True
                     result = taken.result
                     break
-                driver.send(move_to_action(view, move))
+                driver.send(_named(mismatch, move_to_action, view, move))
                 inform(agents, state, move, taken.after)
                 state = taken.after
             elif words[0] == "act":
                 if state.current == duel_seat.index:
                     raise mismatch("who moves: duel says duel's seat, theirs moved")
                 action = (int(words[1]), int(words[2]), int(words[3]))
-                move = action_to_move(view, action)
+                move = _named(mismatch, action_to_move, view, action)
                 if move not in state.legal_moves():
                     raise mismatch(f"their action {action} is {move}, not legal in duel: "
                                    f"{state.why_illegal(move)}")
@@ -458,6 +459,14 @@ def play_game(binary: str, agent: Agent, seed: int, duel_player: int,
                       "causes": account.causes}
     record.flagged = record.resigned or not account.clean
     return record
+
+
+def _named(mismatch: Callable[[str], BenchError], f: Callable[..., T], *args: Any) -> T:
+    """`f(*args)`, its BenchError told again with the ply and duel's state."""
+    try:
+        return f(*args)
+    except BenchError as e:
+        raise mismatch(str(e)) from None
 
 
 def _mismatcher(where: str, view: dict[str, Any]) -> Callable[[str], BenchError]:
