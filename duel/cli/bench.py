@@ -62,6 +62,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     q.add_argument("--seed", type=seed, default=0, help="the first deal's seed (default 0)")
     q.add_argument("--out", default=None, metavar="FILE",
                    help="write each game's record there (JSONL, overwritten)")
+    q.add_argument("--jobs", type=integer, default=1,
+                   help="games at once, one core each (default 1; leave the cores idle "
+                        "otherwise: both sides think against the clock)")
     q.add_argument("--json", action="store_true", help="the summary as one JSON object")
     q.set_defaults(func=versus_indjev99)
 
@@ -240,7 +243,7 @@ def versus_indjev99(args: argparse.Namespace) -> int:
     if args.out:
         open(args.out, "w").close()
     r = versus(args.repo, args.agent, args.games, args.time, args.seed, args.out,
-               echo=lambda line: print(line, flush=True))
+               echo=lambda line: print(line, flush=True), jobs=args.jobs)
     if args.json:
         dump(r)
         return 0

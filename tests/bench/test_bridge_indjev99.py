@@ -104,12 +104,14 @@ REPO = os.environ.get("DUEL_INDJEV99_REPO")
 
 @pytest.mark.skipif(not REPO, reason="DUEL_INDJEV99_REPO names no checkout of their engine")
 def test_whole_games_against_their_agent(tmp_path: Path) -> None:
-    """Both seats of one deal, duel's MCTS against theirs at 0.02 s a move: every move agreed
-    by both engines (play_game raises on the first difference), each game kept in the JSONL."""
+    """Both seats of one deal, duel's MCTS against theirs at 0.02 s a move, two games at once:
+    every move agreed by both engines (play_game raises on the first difference), each game
+    kept in the JSONL."""
     assert REPO is not None
     out = tmp_path / "games.jsonl"
     lines: list[str] = []
-    summary = bridge.versus(REPO, "mcts:time=0.02", 2, 0.02, 8, str(out), echo=lines.append)
+    summary = bridge.versus(REPO, "mcts:time=0.02", 2, 0.02, 8, str(out), echo=lines.append,
+                            jobs=2)
     assert summary["games"] == 2 and len(lines) == 2 and len(out.read_text().splitlines()) == 2
     assert summary["duel_wins"] + summary["their_wins"] + summary["draws"] == 2
     assert summary["their_sims_per_move"] > 0 and summary["flagged_games"] == 0

@@ -490,25 +490,47 @@ def _check_result(result: Result, theirs: int, mismatch: Callable[[str], BenchEr
         raise mismatch(f"the kind of victory: duel {result.victory}, theirs {their_victory}")
 
 
+def _one_game(binary: str, spec: str, seed: int, duel_player: int,
+              seconds: float) -> GameRecord:
+    from duel.agents.spec import make_agent
+
+    # A fresh agent a game, as the match runner's callers do.
+    return play_game(binary, make_agent(spec), seed, duel_player, seconds)
+
+
 def versus(repo: str, spec: str, games: int, seconds: float, seed: int,
-           out: str | None = None, echo: Callable[[str], None] = print) -> dict[str, Any]:
+           out: str | None = None, echo: Callable[[str], None] = print,
+           jobs: int = 1) -> dict[str, Any]:
     """`games` games (seat-swapped pairs on the deals of seeds seed, seed+1, ...: duel's agent
     first, then second) of duel's `spec` against their agent at `seconds` a move; the summary.
-    Each game is echoed as it ends and appended to `out` (JSONL) when given."""
-    from duel.agents.spec import make_agent
+    Each game is echoed as it ends and appended to `out` (JSONL) when given. `jobs` games run
+    at once, each in its own process: one searching side a game, so one core a job."""
     from duel.bench.yardstick import build_driver
+
+    plan = [(seed + g // 2, 1 + g % 2) for g in range(games)]
+    records: list[GameRecord] = []
+
+    def keep(record: GameRecord) -> None:
+        records.append(record)
+        echo(f"game {len(records)}/{games}: {record.line()}")
+        if out is not None:
+            with open(out, "a") as f:
+                f.write(json.dumps(record.to_json()) + "\n")
 
     with tempfile.TemporaryDirectory(prefix="duel-versus-") as folder:
         binary = build_driver(repo, folder, PLAY_DRIVER)
-        records: list[GameRecord] = []
-        for g in range(games):
-            agent = make_agent(spec)  # a fresh agent a game, as the match runner's callers do
-            record = play_game(binary, agent, seed + g // 2, 1 + g % 2, seconds)
-            records.append(record)
-            echo(f"game {g + 1}/{games}: {record.line()}")
-            if out is not None:
-                with open(out, "a") as f:
-                    f.write(json.dumps(record.to_json()) + "\n")
+        if jobs <= 1:
+            for s, player in plan:
+                keep(_one_game(binary, spec, s, player, seconds))
+        else:
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                futures = [pool.submit(_one_game, binary, spec, s, player, seconds)
+                           for s, player in plan]
+                for future in as_completed(futures):
+                    keep(future.result())
+    records.sort(key=lambda r: (r.seed, r.duel_player))
     return summarise(records, spec, seconds)
 
 
