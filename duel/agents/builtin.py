@@ -23,12 +23,13 @@ MCTS_PARAMS = {
     "margin": Param(float, 0.0, "weight of the score margin in the reward (0-1)"),
     "seed": Param(int, -1, "seed of the agent's own generator (-1: the match's)"),
     "reuse": Param(int, 0, "1: keep the subtree of the moves played since the last search "
-                           "(single process; the guide's default); 0: a new tree each move "
-                           "(the plain search's default: it played better, docs/native.md)"),
+                           "(single process; guide: the Python tree); 0: a new tree each move "
+                           "(the default: no weaker in either search; docs/native.md, "
+                           "docs/guide.md)"),
     "workers": Param(int, 1, "root parallelism: processes, each growing a tree with the full "
                              "budget; visits summed"),
     "native": Param(int, 1, "1: search in the native core when it is built (docs/native.md; "
-                            "guide: no tree kept between moves, 2: the network in C++ too); "
+                            "guide: the Python tree when reuse=1, 2: the network in C++ too); "
                             "0: the Python search"),
     # The learned guide (duel/agents/guided, docs/guide.md): PUCT with a network's priors and
     # values.

@@ -127,12 +127,13 @@ def test_the_spec_option_and_its_check() -> None:
     assert not agent.native
 
 
-def test_the_native_tree_keeps_nothing_between_decisions() -> None:
-    """The documented difference (docs/native.md): the second decision of a game is the Python
-    tree's with reuse=0."""
+def test_the_native_tree_is_the_python_tree_without_reuse_decision_after_decision() -> None:
+    """reuse=0 is the default, and the native tree (which keeps nothing) is then the Python
+    tree at every decision of a game, the second one included."""
     state = sample_position(5)
     seen = Perspective.to_move(state)
-    agents = {n: GuidedAgent(iterations=80, native=n, reuse=n) for n in (0, 1)}
+    agents = {n: GuidedAgent(iterations=80, native=n) for n in (0, 1)}
+    assert agents[1].native and not agents[0].native
     for agent in agents.values():
         agent.analyse(seen.view(state), seen.moves_out(state.legal_moves()),
                       random.Random(1))
@@ -146,6 +147,14 @@ def test_the_native_tree_keeps_nothing_between_decisions() -> None:
                              random.Random(3)) for n in (0, 1)]
     assert out[0][1] == out[1][1]
     assert out[0][0].move == out[1][0].move
+
+
+def test_reuse_runs_the_python_tree_in_every_build() -> None:
+    """The native tree keeps nothing, so reuse=1 is the Python tree's (the same search whether
+    or not the core is built); with the network in C++ as well (native=2) it is an error."""
+    assert not GuidedAgent(iterations=10, reuse=1).native
+    with pytest.raises(SpecError, match="reuse=1 needs the Python tree"):
+        GuidedAgent(iterations=10, reuse=1, native=2)
 
 
 def test_the_native_network_is_numpys_to_a_millionth() -> None:

@@ -162,12 +162,11 @@ def test_a_win_on_the_spot_is_taken_without_searching() -> None:
 
 
 @pytest.mark.parametrize("reuse", [1, 0])
-def test_the_tree_is_kept_between_moves_unless_asked_not_to(reuse: int) -> None:
+def test_the_tree_is_kept_between_moves_when_asked(reuse: int) -> None:
     from duel.match import play_match
 
-    # The Python tree's reuse (the native tree keeps nothing: tests/guide/test_guide_native.py).
-    result = play_match(f"mcts:guide=default,iterations=60,reuse={reuse},native=0", "rule",
-                        seed=2)
+    # reuse=1 runs the Python tree in every build (tests/guide/test_guide_native.py).
+    result = play_match(f"mcts:guide=default,iterations=60,reuse={reuse}", "rule", seed=2)
     searched = [r.details for r in result.records
                 if r.seat.index == 0 and r.details.get("evaluations")]
     kept = [d["reused"] for d in searched if "reused" in d]

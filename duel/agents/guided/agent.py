@@ -20,9 +20,10 @@ A seeded search (or the match's generator) with an iteration budget is reproduci
 The native core (``native=1``, the default when it is built; docs/native.md) runs the tree below
 the root in C++ (duel/native/guided.h), the network still in Python through a callback: a seeded
 search with an iteration budget makes the same simulations, the same root statistics and the
-same choice as the Python tree. No tree is kept between decisions on that path (the first
-decision is ``reuse=1``'s, the later ones ``reuse=0``'s; the plain native search keeps its).
-``native=0`` or ``DUEL_PURE=1`` runs the Python tree.
+same choice as the Python tree with ``reuse=0``, the default (keeping the subtree made no
+measurable difference head to head: docs/guide.md). The native tree keeps nothing between
+decisions, so ``reuse=1`` runs the Python tree (a spec means the same search in every build);
+``native=0`` or ``DUEL_PURE=1`` runs the Python tree too.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class GuidedAgent:
     def __init__(self, guide: str = "default", iterations: int = 0, time: float = 0.0,
                  c: float = 1.5, fpu: float = 0.2, cap: int = 11, mix: float = 0.3,
                  root: str = "auto", m: int = 16, noise: float = 1.0, epsilon: float = 0.3,
-                 runtime: str = "numpy", seed: int = -1, reuse: int = 1, native: int = 1) -> None:
+                 runtime: str = "numpy", seed: int = -1, reuse: int = 0, native: int = 1) -> None:
         if iterations < 0:
             raise SpecError(f"iterations must be >= 0, got {iterations}")
         if not (time >= 0 and math.isfinite(time)):
@@ -78,6 +79,9 @@ class GuidedAgent:
             raise SpecError(f"reuse must be 0 or 1, got {reuse}")
         if native not in (0, 1, 2):
             raise SpecError(f"native must be 0, 1 or 2, got {native}")
+        if native == 2 and reuse == 1:
+            raise SpecError("native=2 (the network in C++) runs on the native tree, which keeps "
+                            "nothing between decisions: reuse=1 needs the Python tree (native=0)")
         if native == 2 and runtime != "numpy":
             raise SpecError("native=2 (the network in C++) reads the numpy runtime's weights: "
                             "runtime=numpy")
@@ -93,8 +97,9 @@ class GuidedAgent:
         self.noise = noise
         self._rng = random.Random(seed) if seed >= 0 else None
         self.reuse = reuse == 1
-        # The native tree when asked for and built (and not stale, nor DUEL_PURE=1).
-        self.native = native >= 1 and _native_available()
+        # The native tree when asked for and built (and not stale, nor DUEL_PURE=1), and no
+        # tree is to be kept (the native one keeps none).
+        self.native = native >= 1 and not self.reuse and _native_available()
         # native=2: the network in C++ too (float32 in another order: not bit for bit).
         self.native_net = native == 2 and self.native
         # The node of the move chosen last, a sample of the position after it, and the seat
@@ -150,7 +155,7 @@ class GuidedAgent:
         seconds = time.perf_counter() - start
         children = root.children or []
         assert best.move is not None and best.move in moves
-        if self.reuse and tree is None:  # the native tree keeps nothing below the root
+        if self.reuse:  # the Python tree (the native one never runs with reuse)
             after = base.clone()
             after.play(best.move)
             self._last = (best, after, base.current)
