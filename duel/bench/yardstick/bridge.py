@@ -454,9 +454,7 @@ def play_game(binary: str, agent: Agent, seed: int, duel_player: int,
     record.victory = result.victory
     record.points = result.points(duel_seat)
     record.scores = {"duel": result.total(duel_seat), "indjev99": result.total(duel_seat.other)}
-    record.account = {"moves": account.moves, "own": account.own, "reasks": account.reasks,
-                      "fallbacks": account.fallbacks, "forfeits": account.forfeits,
-                      "causes": account.causes}
+    record.account = account.to_json()  # the one account format, as transcripts write it
     record.flagged = record.resigned or not account.clean
     return record
 
