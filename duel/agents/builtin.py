@@ -21,6 +21,8 @@ MCTS_PARAMS = {
     "epsilon": Param(float, 0.3, "mast rollouts: chance of a random move instead of the best"),
     "build_bias": Param(float, 0.75, "heuristic rollouts: chance to redraw a discard"),
     "margin": Param(float, 0.0, "weight of the score margin in the reward (0-1)"),
+    "tree": Param(str, "game", "game: the tree grows to the game's end; age: it stops where "
+                               "the next Age starts, playouts go on from there"),
     "seed": Param(int, -1, "seed of the agent's own generator (-1: the match's)"),
     "reuse": Param(int, 0, "1: keep the subtree of the moves played since the last search "
                            "(single process; guide: the Python tree); 0: a new tree each move "

@@ -256,7 +256,8 @@ class MCTSAgent:
     def __init__(self, iterations: int = 0, time: float = 0.0, c: float = 0.7,
                  rollout: str = "mast", build_bias: float = 0.75, margin: float = 0.0,
                  epsilon: float = 0.3,
-                 seed: int = -1, workers: int = 1, reuse: int = 0, native: int = 1) -> None:
+                 seed: int = -1, workers: int = 1, reuse: int = 0, native: int = 1,
+                 tree: str = "game") -> None:
         if iterations < 0:
             raise SpecError(f"iterations must be >= 0, got {iterations}")
         if not (time >= 0 and math.isfinite(time)):
@@ -279,6 +280,8 @@ class MCTSAgent:
             raise SpecError(f"reuse must be 0 or 1, got {reuse}")
         if native not in (0, 1):
             raise SpecError(f"native must be 0 or 1, got {native}")
+        if tree not in ("game", "age"):
+            raise SpecError(f"tree must be 'game' or 'age', got {tree!r}")
         if iterations <= 0 and time <= 0:
             iterations = 1000
         self.spec = "mcts"
@@ -289,6 +292,8 @@ class MCTSAgent:
         self.epsilon = epsilon
         self.build_bias = build_bias
         self.margin = margin
+        # "age": the tree stops where the next Age starts, and a playout goes on from there.
+        self.tree = tree
         self.workers = workers
         self.reuse = reuse == 1 and workers == 1
         # The native search when asked for and built (and not stale, nor DUEL_PURE=1).
@@ -398,7 +403,7 @@ class MCTSAgent:
     def _params(self) -> dict[str, Any]:
         return {"iterations": self.iterations, "time": self.time, "c": self.c,
                 "rollout": self.rollout, "build_bias": self.build_bias, "margin": self.margin,
-                "epsilon": self.epsilon, "native": int(self.native)}
+                "epsilon": self.epsilon, "native": int(self.native), "tree": self.tree}
 
     def _search_parallel(self, view: dict[str, Any], rng: random.Random
                          ) -> tuple[list[tuple[Move, int, float]], int, float]:
@@ -434,6 +439,7 @@ class MCTSAgent:
         deadline = start + self.time if self.time > 0 else 0.0
         done = 0
         mast = Mast(self.epsilon) if self.rollout == "mast" else None
+        age_tree = self.tree == "age"
         with no_cyclic_gc():
             while True:
                 if limit and done >= limit:
@@ -441,7 +447,7 @@ class MCTSAgent:
                 if deadline and (done & 7) == 0 and time.perf_counter() >= deadline and done:
                     break
                 iterate(root, info.sample(rng), rng, self.c, self.rollout, self.build_bias,
-                        self.margin, mast)
+                        self.margin, mast, age_tree)
                 done += 1
         return root, done, time.perf_counter() - start
 
@@ -454,7 +460,7 @@ class MCTSAgent:
 
         children, done, self._grown = search(info, rng, self.iterations, self.time, self.c,
                                              self.rollout, self.build_bias, self.margin,
-                                             self.epsilon, kept)
+                                             self.epsilon, kept, self.tree == "age")
         root = Node(None, None, -1)
         root.visits = done
         mover = info.template.current
@@ -473,15 +479,20 @@ def _native_available() -> bool:
 
 
 def iterate(node: Node, state: GameState, rng: random.Random, c: float, policy: str,
-            bias: float, margin: float, mast: Mast | None = None) -> tuple[float, float]:
+            bias: float, margin: float, mast: Mast | None = None, age_tree: bool = False
+            ) -> tuple[float, float]:
     """One ISMCTS iteration below `node`, `state` being a sample of its position (played on in
     place): UCB selection among the moves legal in the sample, expansion of one untried move, a
     rollout, and the result backed up through `node` to the root. Returns the seats' rewards.
+    `age_tree`: the descent stops where the next Age starts (the sample's next Age is a guess
+    the tree would branch on card by card), and the rollout plays on from there.
     (The analyser, duel.analysis.search, calls it below the root move it chose itself.)"""
     log = math.log
     sqrt = math.sqrt
+    # The Age the tree may grow in (0: every Age).
+    tree_age = state.age if age_tree else 0
     # Selection and expansion.
-    while state.step != GAME_END:
+    while state.step != GAME_END and (tree_age == 0 or state.age == tree_age):
         legal = state.legal_moves()
         children = node.children
         untried = [m for m in legal if m not in children]

@@ -222,18 +222,19 @@ _POLICY: Final = {"uniform": 0, "heuristic": 1, "mast": 2}
 
 
 def search(info: Any, rng: random.Random, iterations: int, seconds: float, c: float,
-           rollout: str, build_bias: float, margin: float, epsilon: float, kept: Any = None
-           ) -> tuple[list[tuple[Move, int, float]], int, Any]:
+           rollout: str, build_bias: float, margin: float, epsilon: float, kept: Any = None,
+           age_tree: bool = False) -> tuple[list[tuple[Move, int, float]], int, Any]:
     """MCTSAgent.search in native code (duel/native/search.cpp): the root children's (move,
     visits, total reward) in the order they were expanded, the iterations done, and the tree
     (a ``Tree``, for :func:`keep`). `kept`: a tree from :func:`keep` to grow, else a fresh
-    root. `info` is an InfoSet; `rng` is left where the Python search leaves it."""
+    root; `age_tree`: the tree stops at the next Age (tree="age"). `info` is an InfoSet;
+    `rng` is left where the Python search leaves it."""
     version, words, gauss = rng.getstate()
     children, done, after, tree = core().search(
         kept, to_native(info.template), list(info.hidden_slots),
         [list(pool) for pool in info.age_pools], list(info.guild_pool), list(info.box_pool),
         list(info.wonder_pool), list(words), iterations, seconds, c, _POLICY[rollout],
-        build_bias, margin, epsilon)
+        build_bias, margin, epsilon, age_tree)
     rng.setstate((version, tuple(after), gauss))
     return [(MOVE_OF[m], visits, reward) for m, visits, reward in children], int(done), tree
 

@@ -179,7 +179,10 @@ struct Tree {
         return id;
     }
 };
-struct Params { int iterations; double seconds, c; int policy; double bias, margin, epsilon; };
+// age_tree: the descent stops where the next Age starts (MCTSAgent's tree="age").
+struct Params {
+    int iterations; double seconds, c; int policy; double bias, margin, epsilon; bool age_tree;
+};
 
 std::pair<double, double> outcome(const State& s, double margin) {
     double r0 = s.points(0);
@@ -217,7 +220,8 @@ void ChildIndex::mark(const Tree& tree, int node) {
 std::pair<double, double> iterate(Tree& tree, State& s, MT& rng, const Params& p, Mast* mast,
                                   ChildIndex& index, int start = 0) {
     int node = start, legal[MAX_MOVES], kids[MAX_MOVES], untried[MAX_MOVES];
-    while (s.step != GAME_END) {
+    const int tree_age = p.age_tree ? s.age : 0;  // the Age the tree may grow in (0: every Age)
+    while (s.step != GAME_END && (tree_age == 0 || s.age == tree_age)) {
         int n = s.legal(legal), nu = 0;
         index.mark(tree, node);
         for (int i = 0; i < n; i++) {
@@ -296,11 +300,11 @@ py::tuple search(std::shared_ptr<Tree> kept, const State& tmpl,
                  std::vector<int> guild_pool, std::vector<int> box_pool,
                  std::vector<int> wonder_pool, std::vector<uint32_t> words, int iterations,
                  double seconds, double c, int policy, double bias, double margin,
-                 double epsilon) {
+                 double epsilon, bool age_tree) {
     Info info = make_info(tmpl, std::move(hidden), std::move(pools), std::move(guild_pool),
                           std::move(box_pool), std::move(wonder_pool));
     MT rng = mt_of(words);
-    Params p{iterations, seconds, c, policy, bias, margin, epsilon};
+    Params p{iterations, seconds, c, policy, bias, margin, epsilon, age_tree};
     std::shared_ptr<Tree> tree =
         kept ? kept : std::make_shared<Tree>(iterations > 0 ? iterations : 1 << 16);
     Mast mast_table(epsilon);
@@ -449,7 +453,7 @@ public:
             double bias, double epsilon, int reserve)
         : info_(make_info(tmpl, std::move(hidden), std::move(pools), std::move(guild_pool),
                           std::move(box_pool), std::move(wonder_pool))),
-          rng_(mt_of(words)), p_{0, 0.0, c, policy, bias, 0.0, epsilon}, mast_(epsilon),
+          rng_(mt_of(words)), p_{0, 0.0, c, policy, bias, 0.0, epsilon, false}, mast_(epsilon),
           moves_(std::move(moves)), visits_(moves_.size(), 0), total_(moves_.size(), 0.0),
           squares_(moves_.size(), 0.0), seat_(info_.tmpl.current),
           tree_((size_t)std::max(0, reserve) + moves_.size()) {
@@ -523,7 +527,7 @@ void bind_search(py::module_& m) {
           py::arg("tmpl"), py::arg("hidden"), py::arg("pools"), py::arg("guild_pool"),
           py::arg("box_pool"), py::arg("wonder_pool"), py::arg("words"), py::arg("iterations"),
           py::arg("seconds"), py::arg("c"), py::arg("policy"), py::arg("bias"),
-          py::arg("margin"), py::arg("epsilon"));
+          py::arg("margin"), py::arg("epsilon"), py::arg("age_tree"));
     m.def("keep", &keep, "MCTSAgent._kept: the subtree for the next decision, or None");
     py::class_<Sweeper>(m, "Sweeper", "the analyser's search below its root (search.cpp)")
         .def(py::init<const State&, std::vector<std::pair<int, bool>>,

@@ -44,7 +44,7 @@ PUBLIC_PARAMS: dict[str, tuple[str, ...]] = {
     "random": (),
     "rule": (),
     "mcts": ("iterations", "time", "c", "rollout", "epsilon", "build_bias", "margin", "seed",
-             "workers"),
+             "workers", "tree"),
     "dqn": (),
 }
 PUBLIC_HELP = {"dqn": "the shipped deep-Q network (ONNX); model files are the operator's"}

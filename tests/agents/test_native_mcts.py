@@ -36,13 +36,15 @@ def _stats(agent: MCTSAgent, info: InfoSet, seed: int) -> tuple[object, ...]:
     return children, done, root.visits, rng.random()
 
 
-@pytest.mark.parametrize(("rollout", "margin"),
-                         [("mast", 0.0), ("uniform", 0.0), ("heuristic", 0.3), ("mast", 0.5)])
-def test_seeded_searches_agree(rollout: str, margin: float) -> None:
+@pytest.mark.parametrize(("rollout", "margin", "tree"),
+                         [("mast", 0.0, "game"), ("uniform", 0.0, "game"),
+                          ("heuristic", 0.3, "game"), ("mast", 0.5, "game"),
+                          ("mast", 0.0, "age"), ("heuristic", 0.3, "age")])
+def test_seeded_searches_agree(rollout: str, margin: float, tree: str) -> None:
     for seed in range(12):
         state = _position(seed)
         info = InfoSet.from_view(Perspective(Seat.of_index(state.current)).view(state))
-        params = {"iterations": 150, "rollout": rollout, "margin": margin}
+        params = {"iterations": 150, "rollout": rollout, "margin": margin, "tree": tree}
         native = MCTSAgent(**params, native=1)
         python = MCTSAgent(**params, native=0)
         assert native.native and not python.native
@@ -90,6 +92,19 @@ def test_the_native_search_keeps_the_python_searchs_tree(seed: int) -> None:
     assert played == _game(python, seed, 200)
     searched = [d for _, d in played if d.get("top")]
     assert sum("reused" in d for d in searched) > len(searched) // 2
+
+
+def test_the_age_bounded_tree_is_the_same_natively_through_a_whole_game() -> None:
+    """tree=age, subtrees kept: the tree stops at every Age's start in both searches alike
+    (the positions near an Age's end are where the two trees differ from tree=game's)."""
+    native = (MCTSAgent(iterations=80, seed=4, native=1, reuse=1, tree="age"),
+              MCTSAgent(iterations=80, seed=13, native=1, reuse=1, tree="age"))
+    python = (MCTSAgent(iterations=80, seed=4, native=0, reuse=1, tree="age"),
+              MCTSAgent(iterations=80, seed=13, native=0, reuse=1, tree="age"))
+    played = _game(native, 4, 200)
+    assert played == _game(python, 4, 200)
+    assert played != _game((MCTSAgent(iterations=80, seed=4, native=1, reuse=1),
+                            MCTSAgent(iterations=80, seed=13, native=1, reuse=1)), 4, 200)
 
 
 def test_reuse_0_keeps_no_native_tree() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from duel.errors import SpecError
 
 GUIDED_ONLY = ("guide", "root", "cap", "mix", "m", "noise", "fpu", "runtime")
-SEARCH_ONLY = ("rollout", "build_bias", "margin", "workers")
+SEARCH_ONLY = ("rollout", "build_bias", "margin", "workers", "tree")
 
 
 def mcts_agent(**params: Any) -> Any:
