@@ -81,9 +81,12 @@ def test_probing_for_files_learns_nothing(client: TestClient) -> None:
 def test_a_request_may_set_only_the_public_parameters(client: TestClient) -> None:
     state = seat_view(new_game(seed=3))
     for spec in ("mcts:iterations=20,c=0.5,rollout=uniform,seed=1,margin=0.1,build_bias=0.5",
-                 "mcts:time=0.05,workers=1", "dqn", "random", "rule"):
+                 "mcts:time=0.05,workers=1", "mcts:iterations=20,tree=age", "dqn", "random",
+                 "rule"):
         r = client.post("/agents/move", json={"agent": spec, "state": state})
         assert r.status_code == 200, (spec, r.text)
+    r = client.post("/agents/move", json={"agent": "mcts:tree=forest", "state": state})
+    assert r.status_code == 422 and "tree must be 'game' or 'age'" in r.text
     r = client.post("/agents/move", json={"agent": "dqn:model.onnx", "state": state})
     assert r.status_code == 422 and "dqn takes no parameters here" in r.text
 
@@ -149,7 +152,7 @@ def test_get_agents_lists_the_offer_without_specs(db: str) -> None:
     offer = {a["name"]: a for a in r.json()["agents"]}
     assert list(offer) == ["random", "rule", "mcts", "dqn", "gpt", "mine"]
     assert set(offer["mcts"]["params"]) == {"iterations", "time", "c", "rollout", "epsilon",
-                                            "build_bias", "margin", "seed", "workers"}
+                                            "build_bias", "margin", "seed", "workers", "tree"}
     assert offer["mcts"]["params"]["time"]["max"] == 30
     assert offer["dqn"]["params"] == {} and offer["random"]["params"] == {}
     assert offer["gpt"]["kind"] == "llm" and offer["gpt"]["operator_only"] is True
