@@ -19,7 +19,7 @@ from duel.errors import SpecError
     ("mcts:epsilon=1.5", "epsilon must be between 0 and 1"),
     ("random:x=1", "unknown parameter 'x'; valid parameters: (none)"),
     ("mcts:iters=5", "valid parameters: iterations, time, c, rollout, epsilon, build_bias, "
-                     "margin, seed, reuse, workers"),
+                     "margin, tree, seed, reuse, workers"),
     ("mcts:iterations=-5", "iterations must be >= 0"),
     ("mcts:time=-1", "time must be >= 0 seconds"),
     ("mcts:c=-0.5", "c must be >= 0"),
