@@ -120,6 +120,8 @@ def comparable(details: dict) -> dict:
                                   # The Python search beside the native one (both keep
                                   # their trees when asked to).
                                   "mcts:iterations=12,native=0,reuse=1",
+                                  "mcts:iterations=12,tree=age,reuse=1",
+                                  "mcts:iterations=12,native=0,tree=age,reuse=1",
                                   "mcts:guide=default,iterations=24",
                                   "mcts:guide=default,iterations=16,root=puct,cap=2,mix=0.3",
                                   # The Python guided tree, keeping its subtree (what
